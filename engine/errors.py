@@ -1,0 +1,28 @@
+# SPDX-License-Identifier: MIT
+"""The engine's exceptions, one root and a class per kind of mistake."""
+
+from __future__ import annotations
+
+
+class BackgammonError(Exception):
+    """Root of every error the engine raises."""
+
+
+class InvalidPositionError(BackgammonError, ValueError):
+    """Checker counts that cannot be a backgammon position (for example 16 checkers a side)."""
+
+
+class InvalidIdError(BackgammonError, ValueError):
+    """A Position ID, Match ID, GNUbgID or XGID that does not decode."""
+
+
+class InvalidNotationError(BackgammonError, ValueError):
+    """Text that is not a play, a roll or a point in any notation we read."""
+
+
+class IllegalPlayError(BackgammonError, ValueError):
+    """A well-formed play that the rules do not allow for this position and roll."""
+
+
+class IllegalActionError(BackgammonError, ValueError):
+    """A match action out of turn or against the rules (doubling without the cube, moving before rolling)."""

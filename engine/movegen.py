@@ -1,0 +1,505 @@
+# SPDX-License-Identifier: MIT
+"""Legal plays: every distinct position a roll can lead to, each with its play.
+
+Legality is a property of the resulting position: two plays that leave the same position are
+the same play. :func:`legal_plays` finds all of them under the full rules (bar first, as many
+dice as possible, the higher die when only one can be played, doubles four times, bearing off
+with the higher-die exceptions, hits).
+
+>>> from engine.position import Position
+>>> from engine.dice import Dice
+>>> plays = legal_plays(Position.STARTING, Dice(6, 5))
+>>> len(plays)
+7
+>>> sorted(str(p) for p in plays)[:3]
+['13/2', '13/7 8/3', '13/8 13/7']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any, Final
+
+from engine.dice import Dice
+from engine.play import Play, RawSteps, play_from_steps
+from engine.position import Half, Position
+
+_DOUBLES_FOUR: Final = 4
+
+
+class LegalPlays:
+    """The legal plays for one position and roll, keyed by the position each leads to.
+
+    Supports ``len``, ``in`` (a resulting :class:`Position` or a :class:`Play`) and iteration over
+    the canonical :class:`Play` of each result. A position with no legal play has none (a dance);
+    then :attr:`dice_used` is 0.
+    """
+
+    __slots__ = ("_decode", "_keys", "_plays", "_steps", "dice", "dice_used", "position")
+
+    def __init__(
+        self,
+        position: Position,
+        dice: Dice,
+        keys: list[tuple[Half, Half]],
+        steps: list[Any],
+        dice_used: int,
+        decode: Callable[[Any], RawSteps] | None = None,
+    ) -> None:
+        self.position = position
+        self.dice = dice
+        #: How many dice every legal play uses (0 when nothing can be played).
+        self.dice_used = dice_used
+        # The generators guarantee the keys are distinct; Positions and Plays are made only
+        # when asked for, since most callers need just one lookup or the count.
+        self._keys = keys
+        self._steps = steps
+        self._decode = decode
+        self._plays: dict[Position, Play] | None = None
+
+    @property
+    def results(self) -> dict[Position, Play]:
+        """Each distinct resulting position (still seen from the mover) with its canonical play."""
+        if self._plays is None:
+            make = tuple.__new__
+            decode = self._decode
+            raw = self._steps if decode is None else map(decode, self._steps)
+            self._plays = {
+                make(Position, key): play_from_steps(self.position, steps)
+                for key, steps in zip(self._keys, raw, strict=True)
+            }
+        return self._plays
+
+    def positions(self) -> frozenset[Position]:
+        """The distinct resulting positions, still seen from the side that moved."""
+        make = tuple.__new__
+        return frozenset(make(Position, key) for key in self._keys)
+
+    def position_list(self) -> list[Position]:
+        """The distinct resulting positions in the order found (deterministic for a given input)."""
+        make = tuple.__new__
+        return [make(Position, key) for key in self._keys]
+
+    def play_for(self, after: Position) -> Play | None:
+        """The canonical play that leads to ``after``, or ``None`` when none does."""
+        return self.results.get(after)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __bool__(self) -> bool:
+        return bool(self._keys)
+
+    def __contains__(self, item: object) -> bool:
+        if isinstance(item, Position):
+            return item in self.results
+        if isinstance(item, Play):
+            return item in self.results.values()
+        return False
+
+    def __iter__(self) -> Iterator[Play]:
+        return iter(self.results.values())
+
+    def __repr__(self) -> str:
+        return f"<LegalPlays {self.position.position_id()} {self.dice}: {len(self)} results>"
+
+
+def legal_plays(position: Position, dice: Dice) -> LegalPlays:
+    """All legal plays for the side on roll in ``position`` with ``dice``."""
+    mover, opponent = position
+    a, b = dice.first, dice.second
+    outside = sum(mover[6:])
+    if a == b:
+        if mover[24] == 0 and outside >= _DOUBLES_FOUR:
+            found = _doubles_no_bearoff(mover, opponent, a)
+        else:
+            found = _doubles(mover, opponent, a, outside)
+    else:
+        if a < b:
+            a, b = b, a
+        if mover[24] == 0 and outside >= 2:
+            found = _mixed_no_bearoff(mover, opponent, a, b)
+        else:
+            found = _mixed_general(mover, opponent, a, b, outside)
+    return LegalPlays(position, dice, *found)
+
+
+#: What a generator finds: the distinct results, how each is played, the dice used, and
+#: how to turn the generator's compact record of a play into steps (``None``: it is steps).
+Found = tuple[list[tuple[Half, Half]], list[Any], int, "Callable[[Any], RawSteps] | None"]
+
+
+class _HitCache:
+    """The opponent's half after a set of hits (bitmask of the mover's point indexes)."""
+
+    __slots__ = ("_cache", "_opponent")
+
+    def __init__(self, opponent: Half) -> None:
+        self._opponent = opponent
+        self._cache: dict[int, Half] = {0: opponent}
+
+    def __call__(self, hits: int) -> Half:
+        o = self._cache.get(hits)
+        if o is None:
+            ol = list(self._opponent)
+            mask, i = hits, 0
+            while mask:
+                if mask & 1:
+                    ol[23 - i] = 0
+                    ol[24] += 1
+                mask >>= 1
+                i += 1
+            o = self._cache[hits] = tuple(ol)
+        return o
+
+
+def _board_masks(opponent: Half) -> tuple[list[bool], list[int]]:
+    """For each mover point index: is it blocked, and the hit bit landing there sets (0 if none)."""
+    # The mover's point index j is the opponent's index 23 - j.
+    seen = opponent[23::-1]
+    return [n > 1 for n in seen], [bit if n == 1 else 0 for n, bit in zip(seen, _BITS, strict=True)]
+
+
+_BITS: Final = tuple(1 << j for j in range(24))
+
+
+def _mixed_no_bearoff(mover: Half, opponent: Half, a: int, b: int) -> Found:
+    """Two different dice, nothing on the bar, at least two checkers outside the home board.
+
+    Nothing can be borne off during the play, and no step changes whether another is legal
+    (a hit only opens a point), so a play is two independent single steps or one checker
+    moving twice through an open point. Each result is produced once: a pair whose second
+    checker starts where the first stopped is the same as that checker moving twice, so it is
+    left to the two-step loop. ``a`` is the higher die.
+    """
+    blocked, blot_bit = _board_masks(opponent)
+    hit_half = _HitCache(opponent)
+    sources = [i for i in range(24) if mover[i]]
+    with_a = [i for i in sources if i >= a and not blocked[i - a]]
+    with_b = [i for i in sources if i >= b and not blocked[i - b]]
+    keys: list[tuple[Half, Half]] = []
+    steps: list[int] = []
+    m = list(mover)
+    for x in with_a:
+        xa = x - a
+        hx = blot_bit[xa]
+        m[x] -= 1
+        m[xa] += 1
+        for y in with_b:
+            if y == xa or (y == x and m[x] == 0):
+                continue
+            yb = y - b
+            if x == yb:
+                continue
+            m[y] -= 1
+            m[yb] += 1
+            h = hx | blot_bit[yb]
+            keys.append((tuple(m), hit_half(h) if h else opponent))
+            steps.append(x << 5 | y)
+            m[yb] -= 1
+            m[y] += 1
+        m[xa] -= 1
+        m[x] += 1
+    ab = a + b
+    for x in sources:
+        # One checker moves twice, by either route through an open point.
+        xab = x - ab
+        if xab < 0 or blocked[xab]:
+            continue
+        xa, xb = x - a, x - b
+        via_a = not blocked[xa]
+        via_b = not blocked[xb]
+        if not (via_a or via_b):
+            continue
+        m[x] -= 1
+        m[xab] += 1
+        mover_after = tuple(m)
+        m[xab] -= 1
+        m[x] += 1
+        end_hit = blot_bit[xab]
+        if via_a:
+            keys.append((mover_after, hit_half(blot_bit[xa] | end_hit)))
+            steps.append(x << 5 | _VIA_HIGH)
+        if via_b and (not via_a or blot_bit[xa] or blot_bit[xb]):
+            keys.append((mover_after, hit_half(blot_bit[xb] | end_hit)))
+            steps.append(x << 5 | _VIA_LOW)
+    decode = partial(_decode_mixed, a, b)
+    if keys:
+        return keys, steps, 2, decode
+    # Only one die can be played: the higher one if it can be.
+    for die, movable in ((a, with_a), (b, with_b)):
+        for x in movable:
+            xd = x - die
+            m[x] -= 1
+            m[xd] += 1
+            keys.append((tuple(m), hit_half(blot_bit[xd])))
+            steps.append(x << 5 | (_ONLY_HIGH if die == a else _ONLY_LOW))
+            m[xd] -= 1
+            m[x] += 1
+        if keys:
+            return keys, steps, 1, decode
+    return keys, steps, 0, None
+
+
+# Codes for the plays of _mixed_no_bearoff: ``x << 5 | y`` for the high die from index x and
+# the low die from index y, or ``x << 5 | k`` with one of these k for one checker's moves.
+_VIA_HIGH, _VIA_LOW, _ONLY_HIGH, _ONLY_LOW = 24, 25, 26, 27
+
+
+def _decode_mixed(a: int, b: int, code: int) -> RawSteps:
+    x, y = code >> 5, code & 31
+    p = x + 1
+    if y < 24:
+        return ((p, p - a), (y + 1, y + 1 - b))
+    if y == _VIA_HIGH:
+        return ((p, p - a), (p - a, p - a - b))
+    if y == _VIA_LOW:
+        return ((p, p - b), (p - b, p - a - b))
+    return ((p, p - (a if y == _ONLY_HIGH else b)),)
+
+
+def _mixed_general(mover: Half, opponent: Half, a: int, b: int, outside: int) -> Found:
+    """Two different dice with checkers on the bar, or with bearing off in reach.
+
+    Here one step can make the other possible (entering from the bar, bringing the last
+    checker home before bearing off), so both orders of the dice are tried. ``a`` is the
+    higher die.
+    """
+    blocked, blot_bit = _board_masks(opponent)
+    m = list(mover)
+    # Results keyed by (mover, hit bitmask) until the end, where hits become a half.
+    found2: dict[tuple[Half, int], RawSteps] = {}
+    found1: dict[int, dict[tuple[Half, int], RawSteps]] = {a: {}, b: {}}
+    if m[24] >= 2:
+        # Both dice enter, or what can enter does; nothing else moves.
+        ea, eb = 24 - a, 24 - b
+        for e in (ea, eb):
+            if not blocked[e]:
+                m[24] -= 1
+                m[e] += 1
+        if not blocked[ea] and not blocked[eb]:
+            found2[(tuple(m), blot_bit[ea] | blot_bit[eb])] = ((25, ea + 1), (25, eb + 1))
+        elif not blocked[ea]:
+            found1[a][(tuple(m), blot_bit[ea])] = ((25, ea + 1),)
+        elif not blocked[eb]:
+            found1[b][(tuple(m), blot_bit[eb])] = ((25, eb + 1),)
+    elif m[24] == 1:
+        # Enter with one die, then anything moves with the other. The entered checker is
+        # outside the home board, so nothing is borne off.
+        for d1, d2 in ((a, b), (b, a)):
+            e = 24 - d1
+            if blocked[e]:
+                continue
+            m[24] = 0
+            m[e] += 1
+            h1 = blot_bit[e]
+            enter = (25, e + 1)
+            found1[d1][(tuple(m), h1)] = (enter,)
+            for s in range(23, d2 - 1, -1):
+                if m[s] and not blocked[s - d2]:
+                    t = s - d2
+                    m[s] -= 1
+                    m[t] += 1
+                    found2.setdefault((tuple(m), h1 | blot_bit[t]), (enter, (s + 1, t + 1)))
+                    m[t] -= 1
+                    m[s] += 1
+            m[e] -= 1
+            m[24] = 1
+    else:
+        occupied = [s for s in range(23, -1, -1) if m[s]]
+        for d1, d2 in ((a, b), (b, a)):
+            for s in occupied:
+                t = s - d1
+                if t >= 0:
+                    if blocked[t]:
+                        continue
+                    m[t] += 1
+                    h1 = blot_bit[t]
+                elif outside or (t < -1 and any(m[s + 1 : 6])):
+                    # Bearing off needs all checkers home, and a die bigger than the point
+                    # only bears off from the highest point.
+                    continue
+                else:
+                    h1 = 0
+                m[s] -= 1
+                out = outside - 1 if s >= 6 > t else outside
+                first = (s + 1, t + 1 if t >= 0 else 0)
+                found1[d1].setdefault((tuple(m), h1), (first,))
+                for s2 in occupied if t < 0 or m[t] > 1 else (*occupied, t):
+                    if not m[s2]:
+                        continue
+                    t2 = s2 - d2
+                    if t2 >= 0:
+                        if blocked[t2]:
+                            continue
+                        m[t2] += 1
+                        m[s2] -= 1
+                        found2.setdefault((tuple(m), h1 | blot_bit[t2]), (first, (s2 + 1, t2 + 1)))
+                        m[t2] -= 1
+                        m[s2] += 1
+                    elif not out and (t2 == -1 or not any(m[s2 + 1 : 6])):
+                        m[s2] -= 1
+                        found2.setdefault((tuple(m), h1), (first, (s2 + 1, 0)))
+                        m[s2] += 1
+                m[s] += 1
+                if t >= 0:
+                    m[t] -= 1
+    hit_half = _HitCache(opponent)
+    for found, used in ((found2, 2), (found1[a], 1), (found1[b], 1)):
+        if found:
+            keys = [(mv, hit_half(h) if h else opponent) for mv, h in found]
+            return keys, list(found.values()), used, None
+    return [], [], 0, None
+
+
+def _doubles_no_bearoff(mover: Half, opponent: Half, die: int) -> Found:
+    """A double with nothing on the bar and at least four checkers outside the home board.
+
+    Nothing can be borne off, so only blocked points limit the steps. Steps are taken from
+    non-increasing source points (see :func:`_doubles`), four nested loops deep; this is the
+    hot spot of the generator, hence the flat code.
+    """
+    blocked, blot_bit = _board_masks(opponent)
+    # Only points holding a checker, or one a checker can reach within the four steps, can
+    # be a source; skipping the rest matters in the innermost loop.
+    cand = [
+        s
+        for s in range(23, die - 1, -1)
+        if not blocked[s - die] and any(mover[s + k * die] for k in range(4) if s + k * die < 24)
+    ]
+    # tails[i]: the candidate sources from the i-th on, with their index and landing point.
+    tails = [[(j, cand[j], cand[j] - die) for j in range(i, len(cand))] for i in range(len(cand))]
+    m = list(mover)
+    leaves: list[tuple[tuple[int, ...], int, int, int, int, int]] = []
+    short: list[tuple[tuple[int, ...], int, int, int, int, int]] = []
+    for i1, s1, t1 in tails[0] if tails else ():
+        if not m[s1]:
+            continue
+        m[s1] -= 1
+        m[t1] += 1
+        h1 = blot_bit[t1]
+        end1 = True
+        for i2, s2, t2 in tails[i1]:
+            if not m[s2]:
+                continue
+            m[s2] -= 1
+            m[t2] += 1
+            h2 = h1 | blot_bit[t2]
+            end1 = False
+            end2 = True
+            for i3, s3, t3 in tails[i2]:
+                if not m[s3]:
+                    continue
+                m[s3] -= 1
+                m[t3] += 1
+                h3 = h2 | blot_bit[t3]
+                end2 = False
+                end3 = True
+                for _, s4, t4 in tails[i3]:
+                    if not m[s4]:
+                        continue
+                    end3 = False
+                    m[s4] -= 1
+                    m[t4] += 1
+                    leaves.append((tuple(m), h3 | blot_bit[t4], s1, s2, s3, s4))
+                    m[t4] -= 1
+                    m[s4] += 1
+                if end3 and not leaves:
+                    short.append((tuple(m), h3, s1, s2, s3, -1))
+                m[t3] -= 1
+                m[s3] += 1
+            if end2 and not leaves:
+                short.append((tuple(m), h2, s1, s2, -1, -1))
+            m[t2] -= 1
+            m[s2] += 1
+        if end1 and not leaves:
+            short.append((tuple(m), h1, s1, -1, -1, -1))
+        m[t1] -= 1
+        m[s1] += 1
+    if leaves:
+        used = 4
+    else:
+        # Fewer than four steps are possible: keep the plays with the most.
+        used = max((4 - leaf.count(-1) for leaf in short), default=0)
+        leaves = [leaf for leaf in short if 4 - leaf.count(-1) == used]
+    hit_half = _HitCache(opponent)
+    keys = [(leaf[0], opponent if not leaf[1] else hit_half(leaf[1])) for leaf in leaves]
+    # The steps are worked out from the sources only when a play is asked for.
+    return keys, leaves, used, partial(_decode_doubles, die)
+
+
+def _decode_doubles(die: int, leaf: tuple[Any, ...]) -> RawSteps:
+    return tuple((s + 1, s + 1 - die) for s in leaf[2:] if s >= 0)
+
+
+def _doubles(mover: Half, opponent: Half, die: int, outside: int) -> Found:
+    """A double in any position: up to four steps of ``die``.
+
+    Steps are taken from non-increasing source points. Every play can be put in that order
+    (a checker reaches a point before it moves on from it, the back checkers come home first,
+    and bearing off from below the highest point only gets easier), and in that order each
+    multiset of steps, hence each result, is reached exactly once.
+    """
+    blocked, blot_bit = _board_masks(opponent)
+    hit_half = _HitCache(opponent)
+    m = list(mover)
+    found: dict[tuple[Half, Half], RawSteps] = {}
+    best = [0]
+    steps: list[tuple[int, int]] = []
+
+    def record(depth: int, hits: int) -> None:
+        if depth < best[0]:
+            return
+        if depth > best[0]:
+            best[0] = depth
+            found.clear()
+        found.setdefault((tuple(m), hit_half(hits)), tuple(steps))
+
+    def search(top: int, depth: int, hits: int, outside: int) -> None:
+        moved = False
+        lowest = 0 if outside == 0 else die
+        for s in range(top, lowest - 1, -1):
+            if m[s] == 0:
+                continue
+            t = s - die
+            if t >= 0:
+                if blocked[t]:
+                    continue
+                h = hits | blot_bit[t]
+                m[t] += 1
+            else:
+                if t < -1 and any(m[s + 1 : 6]):
+                    continue
+                h = hits
+            m[s] -= 1
+            steps.append((s + 1, t + 1 if t >= 0 else 0))
+            if depth == 3:
+                record(4, h)
+            else:
+                search(s, depth + 1, h, outside - 1 if s >= 6 > t else outside)
+            steps.pop()
+            m[s] += 1
+            if t >= 0:
+                m[t] -= 1
+            moved = True
+        if not moved and depth:
+            record(depth, hits)
+
+    if m[24]:
+        # Checkers on the bar enter first, all on the same point, as many as the die allows.
+        entry = 24 - die
+        if blocked[entry]:
+            return [], [], 0, None
+        entering = min(m[24], _DOUBLES_FOUR)
+        m[24] -= entering
+        m[entry] += entering
+        steps.extend([(25, entry + 1)] * entering)
+        if entering == _DOUBLES_FOUR or m[24]:
+            record(entering, blot_bit[entry])
+        else:
+            # The entry point is outside the home board, so nothing came home yet.
+            search(23, entering, blot_bit[entry], outside)
+    else:
+        search(23, 0, 0, outside)
+    return list(found), list(found.values()), best[0], None
