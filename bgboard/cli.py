@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: MIT
+"""The ``bgboard`` command line.
+
+Each subcommand is a small function; ``main`` parses the arguments, configures logging and
+turns the engine's errors into ``bgboard: error: ...`` lines with exit status 1 (2 for usage
+errors, as argparse does).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from typing import TextIO
+
+import bgboard
+from engine.dice import Dice
+from engine.errors import BackgammonError
+from engine.judge import RawBoard, judge
+from engine.match import MatchState, Phase
+from engine.movegen import legal_plays
+from engine.position import Position, decode_position_id
+from engine.text import board_lines, default_margin
+
+log = logging.getLogger(__name__)
+
+
+class CliError(Exception):
+    """A problem with what the user asked for; printed as ``bgboard: error: ...``."""
+
+
+# -- moves -----------------------------------------------------------------------------------
+
+
+def _moves_line(line: str) -> dict[str, object]:
+    fields = line.split()
+    if len(fields) != 2:
+        raise CliError("expected '<PositionID> <d1><d2>'")
+    position = Position.from_id(fields[0])
+    dice = Dice.parse(fields[1])
+    results = legal_plays(position, dice).results
+    ordered = sorted((after.position_id(), str(play)) for after, play in results.items())
+    return {
+        "position": fields[0],
+        "dice": [dice.first, dice.second],
+        "results": [pid for pid, _ in ordered],
+        "plays": [play for _, play in ordered],
+    }
+
+
+def cmd_moves(args: argparse.Namespace, out: TextIO) -> int:
+    """List the legal plays of one position and roll, or of many read from stdin (--batch)."""
+    if args.batch:
+        for n, line in enumerate(sys.stdin, start=1):
+            try:
+                record = _moves_line(line)
+            except (BackgammonError, CliError) as exc:
+                record = {"line": n, "error": str(exc)}
+            out.write(json.dumps(record) + "\n")
+            out.flush()
+        return 0
+    if args.position is None or args.dice is None:
+        raise CliError("give a Position ID and a roll, or --batch to read them from stdin")
+    position = _position_from_any(args.position)[0]
+    dice = Dice.parse(args.dice)
+    plays = legal_plays(position, dice)
+    if args.json:
+        out.write(json.dumps(_moves_line(f"{position.position_id()} {dice}")) + "\n")
+        return 0
+    if not plays:
+        out.write(f"no legal play with {dice.spoken()}\n")
+        return 0
+    ordered = sorted(plays.results.items(), key=lambda kv: str(kv[1]))
+    width = max(len(str(play)) for _, play in ordered)
+    for after, play in ordered:
+        out.write(f"{play!s:<{width}}  {after.position_id()}\n")
+    out.write(f"{len(plays)} distinct results, {plays.dice_used} dice each\n")
+    return 0
+
+
+# -- judge -----------------------------------------------------------------------------------
+
+
+def cmd_judge(args: argparse.Namespace, out: TextIO) -> int:
+    """Judge a move: the position before, the roll, the position after (same side on roll)."""
+    before = Position.from_id(args.before)
+    dice = Dice.parse(args.dice)
+    opponent, mover = decode_position_id(args.after)
+    verdict = judge(before, dice, RawBoard(mover, opponent))
+    if args.json:
+        out.write(json.dumps(verdict.to_json()) + "\n")
+        return 0
+    line = verdict.verdict
+    if verdict.play is not None and verdict.play:
+        line += f": {verdict.play}"
+    out.write(line + "\n")
+    for reason in verdict.reasons:
+        out.write(f"  {reason}\n")
+    if verdict.marks:
+        out.write(f"  points: {' '.join(_point_word(p) for p in verdict.marks)}\n")
+    if verdict.nearest:
+        out.write(f"  nearest legal: {', '.join(str(p) or 'no move' for p in verdict.nearest)}\n")
+    return 0
+
+
+def _point_word(point: int) -> str:
+    return {25: "bar", 0: "off"}.get(point, str(point))
+
+
+# -- show ------------------------------------------------------------------------------------
+
+
+def _position_from_any(text: str) -> tuple[Position, MatchState | None]:
+    """A Position ID, a GNUbgID (``pos:match``) or an XGID, with the match state when given."""
+    text = text.strip()
+    try:
+        if text.upper().startswith("XGID="):
+            state = MatchState.from_xgid(text)
+            return state.position, state
+        if ":" in text:
+            state = MatchState.from_gnubg_id(text)
+            return state.position, state
+        return Position.from_id(text), None
+    except BackgammonError as exc:
+        raise CliError(f"{text!r} is not a Position ID, GNUbgID or XGID: {exc}") from None
+
+
+def show_lines(position: Position, state: MatchState | None, names: tuple[str, str] | None = None) -> list[str]:
+    """``bgboard show``'s text: IDs, the board, pip counts, and the match when known."""
+    if state is None:
+        # A bare Position ID says nothing of the match: show it as a money game, cube in the
+        # middle, with the side on roll (player 1 in gnubg's numbering) about to roll.
+        state = MatchState(length=0, on_roll=1, phase=Phase.ROLL, position=position)
+    on_roll = state.on_roll if state.on_roll is not None else 1
+    who = names or (f"player {on_roll}", f"player {1 - on_roll}")
+    cube = state.cube
+    cube_text = f"Cube: {cube.value}"
+    if state.length:
+        middle = f"{state.length} point match ({cube_text})"
+        scores = (f"{state.score[on_roll]} points", f"{state.score[1 - on_roll]} points")
+    else:
+        middle = f"Money session ({cube_text})"
+        scores = ("", "")
+    if state.crawford and state.length:
+        middle += ", Crawford game"
+    top = [scores[1]]
+    bottom = []
+    if cube.owner is not None:
+        (bottom if cube.owner == on_roll else top).append(f"Cube: {cube.value}, owned")
+    if state.dice is not None and state.phase is Phase.MOVE:
+        bottom.append(f"Rolled {state.dice}")
+    elif state.phase is Phase.DOUBLED:
+        bottom.append("Double offered")
+    else:
+        bottom.append("On roll")
+    bottom.append(scores[0])
+    lines = [
+        f" GNU Backgammon  Position ID: {position.position_id()}",
+        f"                 Match ID   : {state.match_id()}",
+    ]
+    margin = default_margin(position, who, middle, [t for t in top if t], [b for b in bottom if b])
+    lines += board_lines(position, margin)
+    pips = position.pips()
+    lines += [
+        "",
+        f" Pip counts: X {pips[0]}, O {pips[1]}",
+        f" GNUbgID: {state.gnubg_id()}",
+        f" XGID: {state.xgid()}",
+    ]
+    return lines
+
+
+def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
+    """Draw a position given as a GNUbgID, an XGID or a Position ID."""
+    position, state = _position_from_any(args.id)
+    for line in show_lines(position, state):
+        out.write(line + "\n")
+    return 0
+
+
+# -- demo ------------------------------------------------------------------------------------
+
+
+def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
+    """Referee a whole seeded game between two players on a simulated board."""
+    from bgboard.demo import run_demo
+
+    return run_demo(seed=args.seed, json_lines=args.json, out=out)
+
+
+# -- main ------------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="bgboard",
+        description="Referee, teach and record backgammon played on a real board.",
+    )
+    parser.add_argument("--version", action="version", version=f"bgboard {bgboard.__version__}")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("moves", help="legal plays for a position and roll", description=cmd_moves.__doc__)
+    p.add_argument("position", nargs="?", help="Position ID (side on roll), GNUbgID or XGID")
+    p.add_argument("dice", nargs="?", help="the roll, e.g. 31")
+    p.add_argument(
+        "--batch", action="store_true", help="read '<PositionID> <d1><d2>' lines from stdin, write JSON lines"
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_moves)
+
+    p = sub.add_parser("judge", help="judge a move from the positions before and after", description=cmd_judge.__doc__)
+    p.add_argument("before", help="Position ID before the move (side on roll)")
+    p.add_argument("dice", help="the roll, e.g. 63")
+    p.add_argument("after", help="Position ID after the move, still from the side that moved")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_judge)
+
+    p = sub.add_parser("show", help="draw a position", description=cmd_show.__doc__)
+    p.add_argument("id", help="GNUbgID, XGID or Position ID")
+    p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("demo", help="referee a whole game on a simulated board", description=cmd_demo.__doc__)
+    p.add_argument("--seed", type=int, default=7, help="seed for the dice and the players' choices")
+    p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING - 10 * args.verbose, format="%(levelname)s %(name)s: %(message)s")
+    stream = out if out is not None else sys.stdout
+    try:
+        status: int = args.func(args, stream)
+    except (BackgammonError, CliError) as exc:
+        print(f"bgboard: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:
+        return 1
+    return status

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: MIT
+"""The command-line contracts: ``moves --batch``, ``judge``, ``show`` and ``demo``."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from bgboard.cli import main
+from engine.dice import Dice
+from engine.movegen import legal_plays
+from engine.position import Position
+
+
+def run(args: list[str], stdin: str = "") -> tuple[int, str]:
+    out = io.StringIO()
+    old = sys.stdin
+    sys.stdin = io.StringIO(stdin)
+    try:
+        status = main(args, out=out)
+    finally:
+        sys.stdin = old
+    return status, out.getvalue()
+
+
+def test_moves_batch_writes_one_json_object_per_line() -> None:
+    status, text = run(["moves", "--batch"], "4HPwATDgc/ABMA 65\nnot-an-id 31\n4HPwATDgc/ABMA 7\n27YBAOD/BwAACA 65\n")
+    assert status == 0
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert len(lines) == 4
+    first = lines[0]
+    assert first["position"] == "4HPwATDgc/ABMA"
+    assert first["dice"] == [6, 5]
+    assert first["results"] == sorted(first["results"])
+    expected = legal_plays(Position.STARTING, Dice(6, 5)).results
+    assert set(first["results"]) == {p.position_id() for p in expected}
+    by_id = {p.position_id(): str(play) for p, play in expected.items()}
+    assert first["plays"] == [by_id[r] for r in first["results"]]
+    assert lines[1]["line"] == 2 and "Position ID" in lines[1]["error"]
+    assert lines[2]["line"] == 3 and "error" in lines[2]
+    assert lines[3] == {"position": "27YBAOD/BwAACA", "dice": [6, 5], "results": [], "plays": []}
+
+
+def test_moves_batch_keeps_the_rolled_order() -> None:
+    _, text = run(["moves", "--batch"], "4HPwATDgc/ABMA 13\n")
+    assert json.loads(text)["dice"] == [1, 3]
+
+
+def test_judge_json_has_the_contract_keys() -> None:
+    after = next(p for p, play in legal_plays(Position.STARTING, Dice(6, 3)).results.items() if str(play) == "13/7 8/5")
+    status, text = run(["judge", "4HPwATDgc/ABMA", "63", after.position_id(), "--json"])
+    assert status == 0
+    data = json.loads(text)
+    assert data["verdict"] == "legal"
+    assert data["play"] == "13/7 8/5"
+    assert {"reasons", "marks", "nearest"} <= set(data)
+
+
+def test_judge_an_illegal_move_names_the_reason_and_points() -> None:
+    # 13/6 with 6-3: seven pips.
+    mover = list(Position.STARTING[0])
+    mover[12] -= 1
+    mover[5] += 1
+    after = Position(mover, Position.STARTING[1])
+    _, text = run(["judge", "4HPwATDgc/ABMA", "63", after.position_id(), "--json"])
+    data = json.loads(text)
+    assert data["verdict"] == "illegal"
+    assert data["reasons"] == ["7 pips were moved but the roll is 6-3"]
+    assert data["marks"] == [13, 6]
+    assert len(data["nearest"]) == 3
+    _, text = run(["judge", "4HPwATDgc/ABMA", "63", after.position_id()])
+    assert text.startswith("illegal\n  7 pips were moved")
+
+
+def test_judge_too_many_checkers_is_unreadable() -> None:
+    # 16 checkers for the side on roll still encode in 80 bits when the opponent has fewer.
+    from engine.position import encode_position_id
+
+    mover = list(Position.STARTING[0])
+    mover[0] = 1
+    opponent = [0] * 24 + [0]
+    opponent[5] = 5
+    after = encode_position_id(opponent, mover)
+    before = Position(Position.STARTING[0], opponent).position_id()
+    _, text = run(["judge", before, "31", after, "--json"])
+    assert json.loads(text)["verdict"] == "unreadable"
+
+
+def test_show_draws_the_board_with_ids_and_pips() -> None:
+    status, text = run(["show", "4HPwATDgc/ABMA:cAkAAAAAAAAA"])
+    assert status == 0
+    assert "Position ID: 4HPwATDgc/ABMA" in text
+    assert "Match ID   : cAkAAAAAAAAA" in text
+    assert "XGID=-b----E-C---eE---c-e----B-" in text
+    assert "Pip counts: X 167, O 167" in text
+    assert " +13-14-15-16-17-18------19-20-21-22-23-24-+" in text
+
+
+@pytest.mark.parametrize("given", ["4HPwATDgc/ABMA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"])
+def test_show_accepts_a_position_id_or_an_xgid(given: str) -> None:
+    status, text = run(["show", given])
+    assert status == 0
+    assert "4HPwATDgc/ABMA" in text
+
+
+def test_bad_ids_give_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _ = run(["show", "nonsense"])
+    assert status == 1
+    assert "bgboard: error: 'nonsense' is not a Position ID, GNUbgID or XGID" in capsys.readouterr().err
+
+
+def test_demo_referees_a_whole_game() -> None:
+    status, text = run(["demo", "--json", "--seed", "3"])
+    assert status == 0
+    events = [json.loads(line) for line in text.splitlines()]
+    kinds = [e["event"] for e in events]
+    assert kinds[0] == "match"
+    assert "illegal" in kinds and "partial" in kinds
+    assert kinds[-2:] == ["game_end", "final"]
+    assert all(e["verdict"] == "legal" for e in events if e["event"] == "move")
+    illegal = next(e for e in events if e["event"] == "illegal")
+    assert illegal["reasons"] and illegal["nearest"]
+
+
+def test_python_dash_m_runs_the_command_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bgboard", "moves", "4HPwATDgc/ABMA", "31"], capture_output=True, text=True, check=True
+    )
+    assert "8/5 6/5" in done.stdout
+    assert "16 distinct results" in done.stdout
