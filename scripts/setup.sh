@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Set up bgboard in ./.venv on a fresh Debian-based machine (Debian 12, Raspberry Pi OS).
+#
+#   scripts/setup.sh          what the demo needs: Python 3.11+, a virtual environment, bgboard
+#   scripts/setup.sh --test   also the test tools and the reference programs the tests run
+#                             (GNU Backgammon from Debian, its Python bindings on x86-64)
+#
+# Safe to run again: it installs only what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=run
+case "${1:-}" in
+  "") ;;
+  --test) mode=test ;;
+  *) echo "usage: $0 [--test]" >&2; exit 2 ;;
+esac
+
+apt_packages=(python3-venv)
+if [ "$mode" = test ]; then
+  apt_packages+=(gnubg)
+fi
+
+if command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1; then
+  missing=()
+  for package in "${apt_packages[@]}"; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    echo "installing system packages: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
+  echo "bgboard needs Python 3.11 or newer; $python is $("$python" --version 2>&1)" >&2
+  exit 1
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  "$python" -m venv .venv
+fi
+extra=""
+[ "$mode" = test ] && extra="[dev]"
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}"
+echo "bgboard is set up in .venv ($mode)"

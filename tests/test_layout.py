@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: MIT
+"""The package layout rules of the design: what each package may import."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ALLOWED_SIBLINGS = {
+    "engine": set(),
+    "firmware_bridge": set(),
+    "vision": {"engine"},
+    "hardware": {"engine", "firmware_bridge"},
+    "bgboard": {"engine", "vision", "hardware", "firmware_bridge"},
+}
+PACKAGES = set(ALLOWED_SIBLINGS)
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_engine_imports_only_the_standard_library() -> None:
+    for path in (ROOT / "engine").rglob("*.py"):
+        foreign = {n for n in _imports(path) if n not in sys.stdlib_module_names and n != "engine"}
+        assert not foreign, f"{path.relative_to(ROOT)} imports {sorted(foreign)}"
+
+
+def test_packages_import_only_the_siblings_the_design_allows() -> None:
+    for package, allowed in ALLOWED_SIBLINGS.items():
+        for path in (ROOT / package).rglob("*.py"):
+            siblings = (_imports(path) & PACKAGES) - {package}
+            assert siblings <= allowed, f"{path.relative_to(ROOT)} imports {sorted(siblings - allowed)}"
+
+
+def test_top_level_names_belong_to_this_distribution() -> None:
+    from importlib.metadata import packages_distributions
+
+    owners = packages_distributions()
+    for package in PACKAGES:
+        assert set(owners.get(package, [])) == {"bgboard"}, f"{package} is provided by {owners.get(package)}"
