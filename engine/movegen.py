@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
+from itertools import compress
 from typing import Any, Final
 
 from engine.dice import Dice
@@ -36,7 +37,7 @@ class LegalPlays:
     then :attr:`dice_used` is 0.
     """
 
-    __slots__ = ("_decode", "_keys", "_plays", "_steps", "dice", "dice_used", "position")
+    __slots__ = ("_decode", "_index", "_keys", "_plays", "_steps", "dice", "dice_used", "position")
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class LegalPlays:
         self._steps = steps
         self._decode = decode
         self._plays: dict[Position, Play] | None = None
+        self._index: dict[tuple[Half, Half], int] | None = None
 
     @property
     def results(self) -> dict[Position, Play]:
@@ -83,7 +85,15 @@ class LegalPlays:
 
     def play_for(self, after: Position) -> Play | None:
         """The canonical play that leads to ``after``, or ``None`` when none does."""
-        return self.results.get(after)
+        if self._plays is not None:
+            return self._plays.get(after)
+        if self._index is None:
+            self._index = {key: i for i, key in enumerate(self._keys)}
+        i = self._index.get(after)
+        if i is None:
+            return None
+        steps = self._steps[i]
+        return play_from_steps(self.position, steps if self._decode is None else self._decode(steps))
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -93,7 +103,7 @@ class LegalPlays:
 
     def __contains__(self, item: object) -> bool:
         if isinstance(item, Position):
-            return item in self.results
+            return self.play_for(item) is not None
         if isinstance(item, Play):
             return item in self.results.values()
         return False
@@ -155,10 +165,14 @@ class _HitCache:
 
 
 def _board_masks(opponent: Half) -> tuple[list[bool], list[int]]:
-    """For each mover point index: is it blocked, and the hit bit landing there sets (0 if none)."""
+    """For each mover point index: is it blocked, and the hit bit landing there sets.
+
+    The hit bit is set wherever the opponent has checkers; only the open points (a blot at
+    most) are ever landed on, so it is the bit of a hit exactly where one can happen.
+    """
     # The mover's point index j is the opponent's index 23 - j.
     seen = opponent[23::-1]
-    return [n > 1 for n in seen], [bit if n == 1 else 0 for n, bit in zip(seen, _BITS, strict=True)]
+    return [n > 1 for n in seen], [bit if n else 0 for n, bit in zip(seen, _BITS, strict=True)]
 
 
 _BITS: Final = tuple(1 << j for j in range(24))
@@ -173,30 +187,34 @@ def _mixed_no_bearoff(mover: Half, opponent: Half, a: int, b: int) -> Found:
     checker starts where the first stopped is the same as that checker moving twice, so it is
     left to the two-step loop. ``a`` is the higher die.
     """
-    blocked, blot_bit = _board_masks(opponent)
     hit_half = _HitCache(opponent)
-    sources = [i for i in range(24) if mover[i]]
-    with_a = [i for i in sources if i >= a and not blocked[i - a]]
-    with_b = [i for i in sources if i >= b and not blocked[i - b]]
+    # The mover's point index j is the opponent's 23 - j; reading the opponent's counts
+    # directly is cheaper here than building the masks the other paths use.
+    seen = opponent[23::-1]
+    sources = list(compress(range(24), mover))
+    with_a = [i for i in sources if i >= a and seen[i - a] < 2]
+    with_b = [i for i in sources if i >= b and seen[i - b] < 2]
     keys: list[tuple[Half, Half]] = []
     steps: list[int] = []
+    add_key = keys.append
+    add_steps = steps.append
+    b_moves = [(y, y - b, _BITS[y - b] if seen[y - b] else 0) for y in with_b]
     m = list(mover)
     for x in with_a:
         xa = x - a
-        hx = blot_bit[xa]
+        hx = _BITS[xa] if seen[xa] else 0
         m[x] -= 1
         m[xa] += 1
-        for y in with_b:
-            if y == xa or (y == x and m[x] == 0):
-                continue
-            yb = y - b
-            if x == yb:
+        code = x << 5
+        alone = m[x] == 0
+        for y, yb, hy in b_moves:
+            if y == xa or x == yb or (alone and y == x):
                 continue
             m[y] -= 1
             m[yb] += 1
-            h = hx | blot_bit[yb]
-            keys.append((tuple(m), hit_half(h) if h else opponent))
-            steps.append(x << 5 | y)
+            h = hx | hy
+            add_key((tuple(m), hit_half(h) if h else opponent))
+            add_steps(code | y)
             m[yb] -= 1
             m[y] += 1
         m[xa] -= 1
@@ -205,11 +223,11 @@ def _mixed_no_bearoff(mover: Half, opponent: Half, a: int, b: int) -> Found:
     for x in sources:
         # One checker moves twice, by either route through an open point.
         xab = x - ab
-        if xab < 0 or blocked[xab]:
+        if xab < 0 or seen[xab] > 1:
             continue
         xa, xb = x - a, x - b
-        via_a = not blocked[xa]
-        via_b = not blocked[xb]
+        via_a = seen[xa] < 2
+        via_b = seen[xb] < 2
         if not (via_a or via_b):
             continue
         m[x] -= 1
@@ -217,13 +235,17 @@ def _mixed_no_bearoff(mover: Half, opponent: Half, a: int, b: int) -> Found:
         mover_after = tuple(m)
         m[xab] -= 1
         m[x] += 1
-        end_hit = blot_bit[xab]
+        end_hit = _BITS[xab] if seen[xab] else 0
+        hit_a = _BITS[xa] if seen[xa] == 1 else 0
+        hit_b = _BITS[xb] if seen[xb] == 1 else 0
         if via_a:
-            keys.append((mover_after, hit_half(blot_bit[xa] | end_hit)))
-            steps.append(x << 5 | _VIA_HIGH)
-        if via_b and (not via_a or blot_bit[xa] or blot_bit[xb]):
-            keys.append((mover_after, hit_half(blot_bit[xb] | end_hit)))
-            steps.append(x << 5 | _VIA_LOW)
+            h = hit_a | end_hit
+            add_key((mover_after, hit_half(h) if h else opponent))
+            add_steps(x << 5 | _VIA_HIGH)
+        if via_b and (not via_a or hit_a or hit_b):
+            h = hit_b | end_hit
+            add_key((mover_after, hit_half(h) if h else opponent))
+            add_steps(x << 5 | _VIA_LOW)
     decode = partial(_decode_mixed, a, b)
     if keys:
         return keys, steps, 2, decode
@@ -233,8 +255,9 @@ def _mixed_no_bearoff(mover: Half, opponent: Half, a: int, b: int) -> Found:
             xd = x - die
             m[x] -= 1
             m[xd] += 1
-            keys.append((tuple(m), hit_half(blot_bit[xd])))
-            steps.append(x << 5 | (_ONLY_HIGH if die == a else _ONLY_LOW))
+            h = _BITS[xd] if seen[xd] else 0
+            add_key((tuple(m), hit_half(h) if h else opponent))
+            add_steps(x << 5 | (_ONLY_HIGH if die == a else _ONLY_LOW))
             m[xd] -= 1
             m[x] += 1
         if keys:
@@ -354,83 +377,115 @@ def _mixed_general(mover: Half, opponent: Half, a: int, b: int, outside: int) ->
 
 
 def _doubles_no_bearoff(mover: Half, opponent: Half, die: int) -> Found:
-    """A double with nothing on the bar and at least four checkers outside the home board.
-
-    Nothing can be borne off, so only blocked points limit the steps. Steps are taken from
-    non-increasing source points (see :func:`_doubles`), four nested loops deep; this is the
-    hot spot of the generator, hence the flat code.
-    """
+    """A double with nothing on the bar and at least four checkers outside the home board."""
     blocked, blot_bit = _board_masks(opponent)
-    # Only points holding a checker, or one a checker can reach within the four steps, can
-    # be a source; skipping the rest matters in the innermost loop.
+    return _doubles_steps(list(mover), opponent, die, blocked, blot_bit, 4, 0, 0)
+
+
+def _doubles_steps(
+    m: list[int],
+    opponent: Half,
+    die: int,
+    blocked: list[bool],
+    blot_bit: list[int],
+    levels: int,
+    hits: int,
+    entered: int,
+) -> Found:
+    """Up to ``levels`` steps of ``die`` where nothing can be borne off.
+
+    Nothing is on the bar (any checkers that were have entered: ``entered`` of them, with
+    ``hits``), and bearing off is out of reach, so only blocked points limit the steps. Steps
+    are taken from non-increasing source points (see :func:`_doubles`), in nested loops; this
+    is the hot spot of the generator, hence the flat code. Plays that use fewer steps than
+    the most possible are dropped at the end.
+    """
+    # Only points holding a checker, or one a checker can reach within the steps, can be a
+    # source; skipping the rest matters in the innermost loop.
     cand = [
         s
         for s in range(23, die - 1, -1)
-        if not blocked[s - die] and any(mover[s + k * die] for k in range(4) if s + k * die < 24)
+        if not blocked[s - die] and any(m[s + k * die] for k in range(levels) if s + k * die < 24)
     ]
     # tails[i]: the candidate sources from the i-th on, with their index and landing point.
     tails = [[(j, cand[j], cand[j] - die) for j in range(i, len(cand))] for i in range(len(cand))]
-    m = list(mover)
+    # Each leaf: (mover after, hit bitmask, sources...), with -1 for the steps not taken.
     leaves: list[tuple[tuple[int, ...], int, int, int, int, int]] = []
-    short: list[tuple[tuple[int, ...], int, int, int, int, int]] = []
+    add = leaves.append
+    deepest = 0
     for i1, s1, t1 in tails[0] if tails else ():
         if not m[s1]:
             continue
         m[s1] -= 1
         m[t1] += 1
-        h1 = blot_bit[t1]
+        h1 = hits | blot_bit[t1]
         end1 = True
-        for i2, s2, t2 in tails[i1]:
-            if not m[s2]:
-                continue
-            m[s2] -= 1
-            m[t2] += 1
-            h2 = h1 | blot_bit[t2]
-            end1 = False
-            end2 = True
-            for i3, s3, t3 in tails[i2]:
-                if not m[s3]:
+        if levels > 1:
+            for i2, s2, t2 in tails[i1]:
+                if not m[s2]:
                     continue
-                m[s3] -= 1
-                m[t3] += 1
-                h3 = h2 | blot_bit[t3]
-                end2 = False
-                end3 = True
-                for _, s4, t4 in tails[i3]:
-                    if not m[s4]:
-                        continue
-                    end3 = False
-                    m[s4] -= 1
-                    m[t4] += 1
-                    leaves.append((tuple(m), h3 | blot_bit[t4], s1, s2, s3, s4))
-                    m[t4] -= 1
-                    m[s4] += 1
-                if end3 and not leaves:
-                    short.append((tuple(m), h3, s1, s2, s3, -1))
-                m[t3] -= 1
-                m[s3] += 1
-            if end2 and not leaves:
-                short.append((tuple(m), h2, s1, s2, -1, -1))
-            m[t2] -= 1
-            m[s2] += 1
-        if end1 and not leaves:
-            short.append((tuple(m), h1, s1, -1, -1, -1))
+                m[s2] -= 1
+                m[t2] += 1
+                h2 = h1 | blot_bit[t2]
+                end1 = False
+                end2 = True
+                if levels > 2:
+                    for i3, s3, t3 in tails[i2]:
+                        if not m[s3]:
+                            continue
+                        m[s3] -= 1
+                        m[t3] += 1
+                        h3 = h2 | blot_bit[t3]
+                        end2 = False
+                        end3 = True
+                        if levels > 3:
+                            for _, s4, t4 in tails[i3]:
+                                if not m[s4]:
+                                    continue
+                                end3 = False
+                                m[s4] -= 1
+                                m[t4] += 1
+                                add((tuple(m), h3 | blot_bit[t4], s1, s2, s3, s4))
+                                m[t4] -= 1
+                                m[s4] += 1
+                            deepest = 4 if not end3 else deepest
+                        if end3 and deepest <= 3:
+                            deepest = 3
+                            add((tuple(m), h3, s1, s2, s3, -1))
+                        m[t3] -= 1
+                        m[s3] += 1
+                if end2 and deepest <= 2:
+                    deepest = 2
+                    add((tuple(m), h2, s1, s2, -1, -1))
+                m[t2] -= 1
+                m[s2] += 1
+        if end1 and deepest <= 1:
+            deepest = 1
+            add((tuple(m), h1, s1, -1, -1, -1))
         m[t1] -= 1
         m[s1] += 1
-    if leaves:
-        used = 4
-    else:
-        # Fewer than four steps are possible: keep the plays with the most.
-        used = max((4 - leaf.count(-1) for leaf in short), default=0)
-        leaves = [leaf for leaf in short if 4 - leaf.count(-1) == used]
+    if deepest == 0:
+        if entered:
+            return (
+                [(tuple(m), _HitCache(opponent)(hits))],
+                [(-1, -1, -1, -1, -1, -1)],
+                entered,
+                partial(_decode_doubles, die, entered),
+            )
+        return [], [], 0, None
+    # Keep only the plays with the most steps (shorter ones were recorded before a longer
+    # one turned up, or in other branches).
+    short = _DOUBLES_FOUR - deepest
+    leaves = [leaf for leaf in leaves if leaf[2:].count(-1) == short]
     hit_half = _HitCache(opponent)
     keys = [(leaf[0], opponent if not leaf[1] else hit_half(leaf[1])) for leaf in leaves]
     # The steps are worked out from the sources only when a play is asked for.
-    return keys, leaves, used, partial(_decode_doubles, die)
+    return keys, leaves, entered + deepest, partial(_decode_doubles, die, entered)
 
 
-def _decode_doubles(die: int, leaf: tuple[Any, ...]) -> RawSteps:
-    return tuple((s + 1, s + 1 - die) for s in leaf[2:] if s >= 0)
+def _decode_doubles(die: int, entered: int, leaf: tuple[Any, ...]) -> RawSteps:
+    entry = 25 - die
+    return ((25, entry),) * entered + tuple((s + 1, s + 1 - die) for s in leaf[2:] if s >= 0)
 
 
 def _doubles(mover: Half, opponent: Half, die: int, outside: int) -> Found:
@@ -498,8 +553,10 @@ def _doubles(mover: Half, opponent: Half, die: int, outside: int) -> Found:
         if entering == _DOUBLES_FOUR or m[24]:
             record(entering, blot_bit[entry])
         else:
-            # The entry point is outside the home board, so nothing came home yet.
-            search(23, entering, blot_bit[entry], outside)
+            # An entered checker needs every step left to get home, so nothing can be
+            # borne off in this play.
+            left = _DOUBLES_FOUR - entering
+            return _doubles_steps(m, opponent, die, blocked, blot_bit, left, blot_bit[entry], entering)
     else:
         search(23, 0, 0, outside)
     return list(found), list(found.values()), best[0], None
