@@ -212,9 +212,19 @@ def remaining_dice(
         return None
     goals = legal.positions()
     orders = [dice.moves[:used]] if dice.is_double else [(dice.first, dice.second), (dice.second, dice.first)]
+    deepest = used - 1
+    if _off(after[0]) == _off(before[0]):
+        # Without bearing off, the pips moved say how many dice were used: walk only that far.
+        moved = _pips(before[0]) - _pips(after[0])
+        if dice.is_double:
+            deepest = moved // dice.first
+            if moved % dice.first or not 1 <= deepest < used:
+                return None
+        elif moved not in dice.moves:
+            return None
     for order in orders:
         layer: set[Board] = {before}
-        for k in range(1, used):
+        for k in range(1, deepest + 1):
             layer = {nxt for board in layer for nxt in single_steps(board, order[k - 1])}
             if after in layer:
                 rest: set[Board] = {after}
@@ -313,24 +323,32 @@ def _distance(a: Board, b: Board) -> int:
 
 
 def _illegal(before: Position, dice: Dice, legal: LegalPlays, after: Board) -> Judgement:
+    results = legal.position_list()
+    # Ties on distance are broken by the layout itself, so the answer is deterministic.
+    nearest = sorted(results, key=lambda p: (_distance(p, after), p))[:NEAREST]
+    plays = [legal.play_for(p) or Play() for p in nearest]
     marks = set(_changed_points(before, after))
-    reasons = _reasons(before, dice, legal, after, marks)
+    reasons = _reasons(before, dice, legal, results, after, marks, str(plays[0]) if plays else "")
     if not legal:
         reasons.insert(0, _no_play_words(before, dice) + "; put the checkers back")
-    nearest = sorted(legal.positions(), key=lambda p: (_distance(p, after), p.position_id()))[:NEAREST]
-    if not nearest:
-        nearest = [before]
-    results = legal.results
     return Judgement(
         "illegal",
         reasons=tuple(dict.fromkeys(reasons)),
         marks=tuple(sorted(marks, reverse=True)),
-        nearest=tuple(results.get(p, Play()) for p in nearest),
-        nearest_positions=tuple(nearest),
+        nearest=tuple(plays) if plays else (Play(),),
+        nearest_positions=tuple(nearest) if nearest else (before,),
     )
 
 
-def _reasons(before: Position, dice: Dice, legal: LegalPlays, after: Board, marks: set[int]) -> list[str]:
+def _reasons(
+    before: Position,
+    dice: Dice,
+    legal: LegalPlays,
+    results: list[Position],
+    after: Board,
+    marks: set[int],
+    example: str,
+) -> list[str]:
     m0, o0 = before
     m1, o1 = after
     # The opponent's checkers: the only change allowed is a blot going to the bar.
@@ -354,14 +372,14 @@ def _reasons(before: Position, dice: Dice, legal: LegalPlays, after: Board, mark
     if m1[24] > m0[24] or (gone and came and max(came) >= max(gone)):
         return ["checkers only move forward, towards your home board"]
     borne_off = _off(m1) - _off(m0)
-    if borne_off > max((_off(p[0]) - _off(m0) for p in legal.positions()), default=0):
+    if borne_off > max((_off(p[0]) - _off(m0) for p in results), default=0):
         if borne_off > len(dice.moves) or not any(s <= 6 for s in gone):
             return ["a checker is missing"]
         if any(m1[6:]) or any(s > 6 for s in gone):
             marks.update(i + 1 for i in range(6, 25) if m0[i])
             return ["you can't bear off with a checker outside your home board"]
     if m0[24] and legal:
-        least_left = min(p[0][24] for p in legal.positions())
+        least_left = min(p[0][24] for p in results)
         if m1[24] > least_left and any(s != BAR for s in gone):
             marks.add(BAR)
             return ["you must enter from the bar first"]
@@ -372,7 +390,7 @@ def _reasons(before: Position, dice: Dice, legal: LegalPlays, after: Board, mark
         return [blocked[0]]
     if not legal:
         return []
-    return _dice_reasons(before, dice, legal, after, gone, came)
+    return _dice_reasons(before, dice, legal, results, after, gone, came, example)
 
 
 def _blocked_route(before: Board, dice: Dice, gone: list[int], came: list[int]) -> tuple[str, list[int]] | None:
@@ -398,17 +416,22 @@ def _blocked_route(before: Board, dice: Dice, gone: list[int], came: list[int]) 
 
 
 def _dice_reasons(
-    before: Position, dice: Dice, legal: LegalPlays, after: Board, gone: list[int], came: list[int]
+    before: Position,
+    dice: Dice,
+    legal: LegalPlays,
+    results: list[Position],
+    after: Board,
+    gone: list[int],
+    came: list[int],
+    example: str,
 ) -> list[str]:
-    """The roll was not used the way the rules require."""
+    """The roll was not used the way the rules require; ``example`` is the nearest legal play."""
     m0 = before[0]
-    results = sorted(legal.results.items(), key=lambda kv: (_distance(kv[0], after), kv[0].position_id()))
-    example = str(results[0][1])
     moved = _pips(m0) - _pips(after[0])
-    drops = {_pips(m0) - _pips(p[0]) for p in legal.positions()}
+    drops = {_pips(m0) - _pips(p[0]) for p in results}
     bearing_off = not any(m0[6:])
     if legal.dice_used == 1 and not dice.is_double:
-        only = legal.results[next(iter(legal.positions()))]
+        only = legal.play_for(results[0]) or Play()
         die = only[0].source - only[0].dest if only[0].dest else None
         higher_playable = any(
             p[0].source - p[0].dest == dice.high or (p[0].dest == OFF and p[0].source <= dice.high) for p in legal
