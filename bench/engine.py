@@ -8,7 +8,8 @@ Run from the project root::
 Prints the rate of :func:`engine.legal_plays` and of ``gnubg_nn.moves`` (the C generator in
 gnubg's Python bindings) measured in one run (best of three alternating rounds each), their
 ratio, and our per-call p50 / p99 / max.
-Both are timed on prepared inputs (our :class:`~engine.position.Position`, gnubg's board
+A second set of positions spread over many points, with every double, finds the worst case
+(the most distinct results). Both are timed on prepared inputs (our :class:`~engine.position.Position`, gnubg's board
 lists). ``legal_plays`` returns the distinct resulting layouts; the rate with every
 :class:`~engine.position.Position` object built as well (``positions()``) is printed too.
 """
@@ -19,13 +20,15 @@ import argparse
 import gc
 import json
 import platform
+import random
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.seeded import pairs
+from bench.seeded import pairs, spread
+from engine.dice import Dice
 from engine.movegen import legal_plays
 
 
@@ -37,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--worst", type=int, default=2000, help="spread positions tried for the worst case")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each counts")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
@@ -81,6 +85,30 @@ def main(argv: list[str] | None = None) -> int:
     if gnubg_nn is None:
         gnubg_s = None  # type: ignore[assignment]
 
+    # The worst case: doubles in positions spread over many points. The slowest few calls are
+    # timed again (best of five) so that one pause of the machine is not taken for the code.
+    timed = []
+    gc.disable()
+    try:
+        for position in spread(random.Random(args.seed), args.worst):
+            for die in range(1, 7):
+                dice = Dice(die, die)
+                t0 = clock()
+                legal_plays(position, dice)
+                timed.append((clock() - t0, position, dice))
+        timed.sort(key=lambda row: row[0], reverse=True)
+        worst = (0.0, "", "", 0)
+        for _, position, dice in timed[:20]:
+            best = float("inf")
+            for _ in range(5):
+                t0 = clock()
+                found = legal_plays(position, dice)
+                best = min(best, clock() - t0)
+            if best > worst[0]:
+                worst = (best, position.position_id(), str(dice), len(found))
+    finally:
+        gc.enable()
+
     per_call.sort()
     n = len(cases)
     figures: dict[str, object] = {
@@ -93,6 +121,8 @@ def main(argv: list[str] | None = None) -> int:
         "p50_ms": round(_percentile(per_call, 0.50) * 1e3, 3),
         "p99_ms": round(_percentile(per_call, 0.99) * 1e3, 3),
         "max_ms": round(per_call[-1] * 1e3, 3),
+        "worst_case_ms": round(worst[0] * 1e3, 3),
+        "worst_case": {"position": worst[1], "dice": worst[2], "results": worst[3], "positions_tried": args.worst},
     }
     if args.json:
         print(json.dumps(figures))
@@ -108,6 +138,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"  per call: p50 {figures['p50_ms']} ms, p99 {figures['p99_ms']} ms, max {figures['max_ms']} ms"
         " (goal: max under 20 ms)"
+    )
+    print(
+        f"  worst case over {args.worst} spread positions x 6 doubles: {figures['worst_case_ms']} ms"
+        f" ({worst[1]} {worst[2]}: {worst[3]} results)"
     )
     return 0
 

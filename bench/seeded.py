@@ -62,6 +62,28 @@ def synthetic(rng: random.Random, count: int, kind: str) -> list[Position]:
     return out
 
 
+def spread(rng: random.Random, count: int) -> list[Position]:
+    """Worst cases for doubles: one side spread over 8-15 points, the other a few blots.
+
+    These give the largest numbers of distinct results (over a thousand for some doubles).
+    """
+    out: list[Position] = []
+    while len(out) < count:
+        mover = [0] * 25
+        points = rng.sample(range(24), rng.randint(8, 15))
+        for i in points:
+            mover[i] += 1
+        while sum(mover) < 15:
+            mover[rng.choice(points)] += 1
+        opponent = [0] * 25
+        free = [j for j in range(24) if not mover[23 - j]]
+        for j in rng.sample(free, min(len(free), rng.randint(0, 6))):
+            opponent[j] = 1
+        opponent[24] = 15 - sum(opponent) if rng.random() < 0.3 else 0
+        out.append(Position(mover, opponent))
+    return out
+
+
 def positions(count: int = 20_000, seed: int = 2026) -> list[Position]:
     """The mix used by the cross-checks: 60% self-play, 20% bar-heavy, 20% bear-off."""
     rng = random.Random(seed)
