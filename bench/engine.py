@@ -6,7 +6,7 @@ Run from the project root::
     python bench/engine.py [--pairs 20000] [--seed 2026] [--json]
 
 Prints the rate of :func:`engine.legal_plays` and of ``gnubg_nn.moves`` (the C generator in
-gnubg's Python bindings) measured in one run (best of three alternating rounds each), their
+gnubg's Python bindings) measured in one run (best of five alternating rounds each), their
 ratio, and our per-call p50 / p99 / max.
 A second set of positions spread over many points, with every double, finds the worst case
 (the most distinct results). Both are timed on prepared inputs (our :class:`~engine.position.Position`, gnubg's board
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--worst", type=int, default=2000, help="spread positions tried for the worst case")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; the best of each counts")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; the best of each counts")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
 

@@ -287,44 +287,45 @@ def _mixed_general(mover: Half, opponent: Half, a: int, b: int, outside: int) ->
 
     Here one step can make the other possible (entering from the bar, bringing the last
     checker home before bearing off), so both orders of the dice are tried. ``a`` is the
-    higher die.
+    higher die. Plays of one die are worked out only when no play uses both.
     """
-    blocked, blot_bit = _board_masks(opponent)
+    # The mover's point index j is the opponent's 23 - j: a count there of 2 or more blocks;
+    # any other count is open, and a checker there (a blot) is hit by landing (bit j).
+    seen = opponent[23::-1]
     m = list(mover)
     # Results keyed by (mover, hit bitmask) until the end, where hits become a half.
     found2: dict[tuple[Half, int], RawSteps] = {}
-    found1: dict[int, dict[tuple[Half, int], RawSteps]] = {a: {}, b: {}}
+    singles: list[tuple[int, int, int, int]] = []  # (die, source, landing, hit) of lone steps
     if m[24] >= 2:
         # Both dice enter, or what can enter does; nothing else moves.
         ea, eb = 24 - a, 24 - b
-        for e in (ea, eb):
-            if not blocked[e]:
-                m[24] -= 1
-                m[e] += 1
-        if not blocked[ea] and not blocked[eb]:
-            found2[(tuple(m), blot_bit[ea] | blot_bit[eb])] = ((25, ea + 1), (25, eb + 1))
-        elif not blocked[ea]:
-            found1[a][(tuple(m), blot_bit[ea])] = ((25, ea + 1),)
-        elif not blocked[eb]:
-            found1[b][(tuple(m), blot_bit[eb])] = ((25, eb + 1),)
+        if seen[ea] < 2 and seen[eb] < 2:
+            m[24] -= 2
+            m[ea] += 1
+            m[eb] += 1
+            hits = (_BITS[ea] if seen[ea] else 0) | (_BITS[eb] if seen[eb] else 0)
+            found2[(tuple(m), hits)] = ((25, ea + 1), (25, eb + 1))
+        else:
+            singles = [(d, 24, 24 - d, _BITS[24 - d] if seen[24 - d] else 0) for d in (a, b) if seen[24 - d] < 2]
     elif m[24] == 1:
         # Enter with one die, then anything moves with the other. The entered checker is
         # outside the home board, so nothing is borne off.
+        occupied = [s for s in range(23, -1, -1) if m[s]]
         for d1, d2 in ((a, b), (b, a)):
             e = 24 - d1
-            if blocked[e]:
+            if seen[e] > 1:
                 continue
+            h1 = _BITS[e] if seen[e] else 0
+            singles.append((d1, 24, e, h1))
             m[24] = 0
             m[e] += 1
-            h1 = blot_bit[e]
             enter = (25, e + 1)
-            found1[d1][(tuple(m), h1)] = (enter,)
-            for s in range(23, d2 - 1, -1):
-                if m[s] and not blocked[s - d2]:
-                    t = s - d2
+            for s in occupied if m[e] > 1 else (*occupied, e):
+                t = s - d2
+                if t >= 0 and seen[t] < 2:
                     m[s] -= 1
                     m[t] += 1
-                    found2.setdefault((tuple(m), h1 | blot_bit[t]), (enter, (s + 1, t + 1)))
+                    found2.setdefault((tuple(m), h1 | (_BITS[t] if seen[t] else 0)), (enter, (s + 1, t + 1)))
                     m[t] -= 1
                     m[s] += 1
             m[e] -= 1
@@ -335,10 +336,10 @@ def _mixed_general(mover: Half, opponent: Half, a: int, b: int, outside: int) ->
             for s in occupied:
                 t = s - d1
                 if t >= 0:
-                    if blocked[t]:
+                    if seen[t] > 1:
                         continue
+                    h1 = _BITS[t] if seen[t] else 0
                     m[t] += 1
-                    h1 = blot_bit[t]
                 elif outside or (t < -1 and any(m[s + 1 : 6])):
                     # Bearing off needs all checkers home, and a die bigger than the point
                     # only bears off from the highest point.
@@ -346,19 +347,19 @@ def _mixed_general(mover: Half, opponent: Half, a: int, b: int, outside: int) ->
                 else:
                     h1 = 0
                 m[s] -= 1
+                singles.append((d1, s, t, h1))
                 out = outside - 1 if s >= 6 > t else outside
                 first = (s + 1, t + 1 if t >= 0 else 0)
-                found1[d1].setdefault((tuple(m), h1), (first,))
                 for s2 in occupied if t < 0 or m[t] > 1 else (*occupied, t):
                     if not m[s2]:
                         continue
                     t2 = s2 - d2
                     if t2 >= 0:
-                        if blocked[t2]:
+                        if seen[t2] > 1:
                             continue
                         m[t2] += 1
                         m[s2] -= 1
-                        found2.setdefault((tuple(m), h1 | blot_bit[t2]), (first, (s2 + 1, t2 + 1)))
+                        found2.setdefault((tuple(m), h1 | (_BITS[t2] if seen[t2] else 0)), (first, (s2 + 1, t2 + 1)))
                         m[t2] -= 1
                         m[s2] += 1
                     elif not out and (t2 == -1 or not any(m[s2 + 1 : 6])):
@@ -369,10 +370,24 @@ def _mixed_general(mover: Half, opponent: Half, a: int, b: int, outside: int) ->
                 if t >= 0:
                     m[t] -= 1
     hit_half = _HitCache(opponent)
-    for found, used in ((found2, 2), (found1[a], 1), (found1[b], 1)):
-        if found:
-            keys = [(mv, hit_half(h) if h else opponent) for mv, h in found]
-            return keys, list(found.values()), used, None
+    if found2:
+        keys = [(mv, hit_half(h) if h else opponent) for mv, h in found2]
+        return keys, list(found2.values()), 2, None
+    # Only one die can be played: the higher one if it can be.
+    for die in (a, b):
+        found1: dict[tuple[Half, int], RawSteps] = {}
+        for d, s, t, h in singles:
+            if d == die:
+                m[s] -= 1
+                if t >= 0:
+                    m[t] += 1
+                found1.setdefault((tuple(m), h), ((s + 1, max(t + 1, 0)),))
+                m[s] += 1
+                if t >= 0:
+                    m[t] -= 1
+        if found1:
+            keys = [(mv, hit_half(h) if h else opponent) for mv, h in found1]
+            return keys, list(found1.values()), 1, None
     return [], [], 0, None
 
 
