@@ -1,0 +1,233 @@
+# SPDX-License-Identifier: MIT
+"""Frame sources addressed by a string: cameras, video files, folders of images.
+
+Every source is opened with :func:`open_source` and read with ``read()`` until it returns
+``None`` (a file source at its end; a camera that stopped). Forms of the address:
+
+- ``picamera2://0?width=1280&height=720`` (or ``picamera2:``): the Raspberry Pi camera, through
+  picamera2 (installed with apt on Raspberry Pi OS; imported only here, only when asked for);
+- ``v4l2:///dev/video0?width=1280&height=720&fps=15``, ``/dev/video0`` or ``usb:0``: a USB or
+  V4L2 camera through OpenCV;
+- ``video:match.mp4`` or a path ending in a video extension: a video file;
+- ``file:frames/*.png``, a folder, a glob pattern or one image: images in name order, at
+  ``?fps=`` frames per second of synthetic time (default 10), once or ``?loop=1`` for ever.
+
+>>> src = open_source("file:/nonexistent/*.png")
+Traceback (most recent call last):
+...
+vision.frames.CameraError: file:/nonexistent/*.png: no images match /nonexistent/*.png
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlsplit
+
+import cv2
+import numpy as np
+
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
+VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
+
+
+class CameraError(OSError):
+    """A frame source that cannot be opened or read; the message says which and why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One camera frame: a BGR image, when it was taken (monotonic seconds) and its number."""
+
+    image: np.ndarray
+    time: float
+    seq: int
+
+
+class FrameSource(Protocol):
+    """Anything that hands out frames; also a context manager and an iterator."""
+
+    url: str
+
+    def read(self) -> Frame | None:
+        """The next frame, or ``None`` when there is none (end of file, camera gone)."""
+
+    def close(self) -> None:
+        """Release the device or file."""
+
+
+class _Base:
+    url: str
+
+    def __init__(self, url: str, clock: Callable[[], float] = time.monotonic) -> None:
+        self.url = url
+        self._clock = clock
+        self._seq = 0
+
+    def _frame(self, image: np.ndarray, when: float | None = None) -> Frame:
+        self._seq += 1
+        return Frame(image, self._clock() if when is None else when, self._seq)
+
+    def read(self) -> Frame | None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Nothing to release by default."""
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __iter__(self) -> Iterator[Frame]:
+        while (frame := self.read()) is not None:
+            yield frame
+
+
+class ImageFiles(_Base):
+    """Images from a folder or a glob, in name order, with synthetic timestamps."""
+
+    def __init__(self, url: str, paths: list[str], fps: float = 10.0, loop: bool = False) -> None:
+        super().__init__(url)
+        self.paths = paths
+        self.fps = fps
+        self.loop = loop
+        self._next = 0
+
+    def read(self) -> Frame | None:
+        """The next image; ``None`` after the last one unless looping."""
+        if self._next >= len(self.paths):
+            if not self.loop:
+                return None
+            self._next = 0
+        path = self.paths[self._next]
+        when = self._seq / self.fps
+        self._next += 1
+        return self._frame(read_image(path), when)
+
+
+class OpenCVCapture(_Base):
+    """A USB/V4L2 camera or a video file through OpenCV's ``VideoCapture``."""
+
+    def __init__(self, url: str, target: str | int, options: dict[str, str], is_file: bool) -> None:
+        super().__init__(url)
+        api = cv2.CAP_V4L2 if isinstance(target, str) and target.startswith("/dev/") else cv2.CAP_ANY
+        self._cap = cv2.VideoCapture(target, api)
+        if not self._cap.isOpened():
+            what = "video file" if is_file else "camera"
+            raise CameraError(f"{url}: cannot open the {what} {target!r}")
+        for key, prop in (
+            ("width", cv2.CAP_PROP_FRAME_WIDTH),
+            ("height", cv2.CAP_PROP_FRAME_HEIGHT),
+            ("fps", cv2.CAP_PROP_FPS),
+        ):
+            if key in options:
+                self._cap.set(prop, float(options[key]))
+        self._is_file = is_file
+        self._fps = self._cap.get(cv2.CAP_PROP_FPS) or 25.0
+
+    def read(self) -> Frame | None:
+        """The next frame; ``None`` at the end of a file or when the camera stops."""
+        ok, image = self._cap.read()
+        if not ok or image is None:
+            return None
+        # A file's frames carry their own time; a camera's the time they arrived.
+        when = self._seq / self._fps if self._is_file else None
+        return self._frame(image, when)
+
+    def close(self) -> None:
+        """Release the camera or file."""
+        self._cap.release()
+
+
+class PiCamera(_Base):
+    """The Raspberry Pi camera through picamera2 (apt package ``python3-picamera2``)."""
+
+    def __init__(self, url: str, index: int, options: dict[str, str]) -> None:
+        super().__init__(url)
+        try:
+            from picamera2 import Picamera2
+        except ImportError:
+            raise CameraError(
+                f"{url}: picamera2 is not installed; on Raspberry Pi OS run 'sudo apt install python3-picamera2'"
+                " and create the virtual environment with --system-site-packages"
+            ) from None
+        width = int(options.get("width", 1280))
+        height = int(options.get("height", 720))
+        try:
+            self._cam = Picamera2(index)
+            config = self._cam.create_video_configuration(main={"size": (width, height), "format": "BGR888"})
+            self._cam.configure(config)
+            self._cam.start()
+        except Exception as exc:  # picamera2 raises many kinds; all mean "no camera here"
+            raise CameraError(f"{url}: cannot start the Pi camera {index}: {exc}") from exc
+
+    def read(self) -> Frame | None:
+        """The next frame from the camera."""
+        try:
+            image = self._cam.capture_array("main")
+        except Exception:
+            return None
+        return self._frame(np.ascontiguousarray(image[:, :, :3]))
+
+    def close(self) -> None:
+        """Stop the camera."""
+        self._cam.stop()
+        self._cam.close()
+
+
+def read_image(path: str | os.PathLike[str]) -> np.ndarray:
+    """Read an image file as BGR, with a clear error when it cannot be read."""
+    text = str(path)
+    if not os.path.exists(text):
+        raise CameraError(f"{text}: no such file")
+    data = np.fromfile(text, dtype=np.uint8)
+    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    if image is None:
+        raise CameraError(f"{text}: not an image OpenCV can read")
+    return image
+
+
+def _options(query: str) -> dict[str, str]:
+    return {key: values[-1] for key, values in parse_qs(query).items()}
+
+
+def open_source(url: str) -> FrameSource:
+    """Open the frame source that ``url`` names (see the module docstring)."""
+    parts = urlsplit(url)
+    options = _options(parts.query)
+    scheme = parts.scheme.lower()
+    if scheme == "picamera2":
+        return PiCamera(url, int(parts.netloc or parts.path.strip("/") or 0), options)
+    if scheme == "v4l2":
+        return OpenCVCapture(url, parts.path or "/dev/video0", options, is_file=False)
+    if scheme == "usb":
+        return OpenCVCapture(url, int(parts.path or parts.netloc or 0), options, is_file=False)
+    if scheme == "video":
+        return OpenCVCapture(url, parts.netloc + parts.path, options, is_file=True)
+    if scheme == "file":
+        pattern = parts.netloc + parts.path
+    elif scheme == "" or len(scheme) == 1:  # a plain path (or a Windows drive letter)
+        pattern = url.split("?", 1)[0]
+        options = _options(url.split("?", 1)[1]) if "?" in url else {}
+    else:
+        raise CameraError(f"{url}: unknown kind of frame source {scheme!r} (picamera2, v4l2, usb, video, file)")
+    if pattern.startswith("/dev/video"):
+        return OpenCVCapture(url, pattern, options, is_file=False)
+    if pattern.lower().endswith(VIDEO_EXTENSIONS):
+        return OpenCVCapture(url, pattern, options, is_file=True)
+    if os.path.isdir(pattern):
+        paths = sorted(str(p) for p in Path(pattern).iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS)
+    else:
+        paths = sorted(p for p in glob.glob(pattern) if p.lower().endswith(IMAGE_EXTENSIONS))
+    if not paths:
+        raise CameraError(f"{url}: no images match {pattern}")
+    return ImageFiles(
+        url, paths, fps=float(options.get("fps", 10)), loop=options.get("loop", "0") not in ("0", "false")
+    )
