@@ -190,6 +190,73 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     return run_demo(seed=args.seed, json_lines=args.json, out=out)
 
 
+# -- vision ----------------------------------------------------------------------------------
+
+
+def _vision_errors() -> tuple[type[Exception], ...]:
+    from vision.calibration import CalibrationError
+    from vision.frames import CameraError
+    from vision.profile import ProfileError
+
+    return CalibrationError, CameraError, ProfileError
+
+
+def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
+    """Calibrate a board from an image of a known position; write the profile."""
+    from vision.calibration import calibrate, parse_corners
+    from vision.frames import read_image
+
+    image = read_image(args.image)
+    corners = None if args.markers else parse_corners(args.corners)
+    position = Position.from_id(args.position) if args.position else None
+    profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width)
+    profile.save(args.output)
+    out.write(
+        f"calibrated from {args.image}: field corners from {profile.source},"
+        f" bar {profile.bar_fraction:.3f} of the field's width; profile written to {args.output}\n"
+    )
+    return 0
+
+
+def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
+    """Read the checkers, dice and cube from one image with a calibration profile."""
+    from vision.frames import read_image
+    from vision.profile import Profile
+    from vision.reader import BoardReader
+
+    profile = Profile.load(args.profile)
+    image = read_image(args.image)
+    reading = BoardReader(profile).read(image)
+    if args.json:
+        out.write(json.dumps(reading.to_json()) + "\n")
+        return 0
+    out.write(f"points (player 1's 1 to 24): {' '.join(str(n) for n in reading.points)}\n")
+    out.write(f"bar {reading.bar[0]}-{reading.bar[1]}, off {reading.off[0]}-{reading.off[1]}\n")
+    for die in reading.dice:
+        out.write(f"die {die.value} on the {die.half} half{'' if die.flat else ' (cocked)'}\n")
+    if reading.cube is not None:
+        owner = "centred" if reading.cube.owner is None else f"player {reading.cube.owner}'s"
+        out.write(f"cube {reading.cube.value}, {owner}\n")
+    out.write(f"confidence {reading.confidence:.3f}{', OCCLUDED' if reading.occluded else ''}\n")
+    return 0
+
+
+def cmd_vision_dice(args: argparse.Namespace, out: TextIO) -> int:
+    """Find and read the six-sided dice in any top-down photo."""
+    from vision.dice import read_dice
+    from vision.frames import read_image
+
+    dice = read_dice(read_image(args.image))
+    if args.json:
+        records = [{"value": d.value, "box": list(d.box), "confidence": round(d.confidence, 4)} for d in dice]
+        out.write(json.dumps({"dice": records}) + "\n")
+        return 0
+    for d in dice:
+        out.write(f"{d.value}  at {d.box[0]},{d.box[1]} ({d.box[2]}x{d.box[3]})  confidence {d.confidence:.3f}\n")
+    out.write(f"{len(dice)} dice\n")
+    return 0
+
+
 # -- main ------------------------------------------------------------------------------------
 
 
@@ -223,6 +290,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="GNUbgID, XGID or Position ID")
     p.set_defaults(func=cmd_show)
 
+    vision = sub.add_parser("vision", help="the camera: calibrate a board, read a frame, read dice")
+    vsub = vision.add_subparsers(dest="vision_command", required=True, metavar="COMMAND")
+    p = vsub.add_parser(
+        "calibrate", help="make a board profile from an image", description=cmd_vision_calibrate.__doc__
+    )
+    p.add_argument("image", help="an image of the board showing a known position")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--corners",
+        help="the field's corners 'x,y x,y x,y x,y', beside player 1's 13-, 24-, 1- and 12-point",
+    )
+    where.add_argument("--markers", action="store_true", help="find the four ArUco corner markers")
+    p.add_argument("--position", help="Position ID of what the image shows, player 1 on roll (default: the start)")
+    p.add_argument(
+        "--bar-width", type=float, help="the bar's width as a fraction of the field's (0: none); default: measured"
+    )
+    p.add_argument("-o", "--output", required=True, help="the profile to write (TOML)")
+    p.set_defaults(func=cmd_vision_calibrate)
+    p = vsub.add_parser("read", help="read a board from an image", description=cmd_vision_read.__doc__)
+    p.add_argument("image")
+    p.add_argument("--profile", required=True, help="the board's calibration profile")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_vision_read)
+    p = vsub.add_parser("dice", help="read the dice in a photo", description=cmd_vision_dice.__doc__)
+    p.add_argument("image")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_vision_dice)
+
     p = sub.add_parser("demo", help="referee a whole game on a simulated board", description=cmd_demo.__doc__)
     p.add_argument("--seed", type=int, default=7, help="seed for the dice and the players' choices")
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
@@ -236,9 +331,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING - 10 * args.verbose, format="%(levelname)s %(name)s: %(message)s")
     stream = out if out is not None else sys.stdout
+    handled: tuple[type[Exception], ...] = (BackgammonError, CliError)
+    if args.command == "vision":
+        handled += _vision_errors()
     try:
         status: int = args.func(args, stream)
-    except (BackgammonError, CliError) as exc:
+    except handled as exc:
         print(f"bgboard: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -1,0 +1,144 @@
+# SPDX-License-Identifier: MIT
+"""Calibration and the board reader, on rendered frames of a board under a lamp."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.seeded import self_play
+from bgboard.cli import main
+from engine.position import Position
+from vision.calibration import CalibrationError, calibrate, find_markers
+from vision.profile import Profile, ProfileError
+from vision.reader import BoardReader
+from vision.render import STYLES, Scene, random_setup, render
+
+START = tuple(Position.STARTING.to_absolute(1)[0])
+
+
+def _scene(position: Position) -> Scene:
+    points, bar, off = position.to_absolute(1)
+    return Scene(points=tuple(points), bar=bar, off=off)
+
+
+@pytest.fixture(scope="module")
+def classic() -> tuple[BoardReader, Profile]:
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=1)
+    profile = calibrate(shot.image, shot.corners)
+    return BoardReader(profile), profile
+
+
+def test_the_starting_position_reads_back_after_calibration(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    reading = reader.read(render(Scene(points=START), style=STYLES["classic"], seed=2).image)
+    assert reading.points == START
+    assert reading.bar == (0, 0) and reading.off == (0, 0)
+    assert not reading.occluded
+    assert reading.confidence > 0.5
+
+
+def test_the_bar_width_is_measured(classic: tuple[BoardReader, Profile]) -> None:
+    _, profile = classic
+    assert profile.bar_fraction == pytest.approx(STYLES["classic"].bar_fraction, abs=0.015)
+    printed = render(Scene(points=START), style=STYLES["printed"], seed=3)
+    assert calibrate(printed.image, printed.corners).bar_fraction == 0.0
+
+
+def test_markers_give_the_field_corners() -> None:
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=4)
+    corners = find_markers(shot.image)
+    assert np.abs(corners - shot.corners).max() < 3.0
+    assert calibrate(shot.image).source == "markers"
+
+
+def test_positions_from_play_read_right_on_a_classic_board(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    positions = self_play(random.Random(21), 30)
+    right = 0
+    for i, position in enumerate(positions):
+        scene = _scene(position)
+        reading = reader.read(render(scene, style=STYLES["classic"], seed=100 + i).image)
+        good = reading.points == scene.points and reading.bar == scene.bar
+        right += good
+        # A wrong reading must never be a confident one.
+        assert good or reading.confidence < 0.9, position.position_id()
+    assert right >= 27
+
+
+def test_random_boards_are_mostly_right_and_never_confidently_wrong() -> None:
+    rng = np.random.default_rng(7)
+    positions = self_play(random.Random(7), 24)
+    right = 0
+    for i, position in enumerate(positions):
+        style, camera, lighting = random_setup(rng)
+        shot = render(Scene(points=START), style=style, camera=camera, lighting=lighting, seed=i)
+        reader = BoardReader(calibrate(shot.image, shot.corners))
+        scene = _scene(position)
+        reading = reader.read(render(scene, style=style, camera=camera, lighting=lighting, seed=500 + i).image)
+        good = reading.points == scene.points and reading.bar == scene.bar
+        right += good
+        assert good or reading.confidence < 0.9
+    assert right >= 15
+
+
+def test_a_hand_over_the_board_makes_the_reading_occluded(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    for i, position in enumerate(self_play(random.Random(3), 12)):
+        frame = render(_scene(position), style=STYLES["classic"], hand=True, seed=900 + i)
+        reading = reader.read(frame.image)
+        assert reading.occluded, position.position_id()
+        assert reading.confidence == 0.0
+
+
+def test_a_profile_round_trips_through_toml(tmp_path: Path, classic: tuple[BoardReader, Profile]) -> None:
+    _, profile = classic
+    path = tmp_path / "board.toml"
+    profile.save(path)
+    again = Profile.load(path)
+    assert np.allclose(again.corners, profile.corners, atol=0.01)
+    assert again.models.keys() == profile.models.keys()
+    assert again.border == profile.border
+    frame = render(Scene(points=START), style=STYLES["classic"], seed=8).image
+    assert BoardReader(again).read(frame).points == START
+
+
+def test_bad_calibration_input_is_refused_clearly() -> None:
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=1)
+    outside = shot.corners.copy()
+    outside[2] = (5000, 50)
+    with pytest.raises(CalibrationError, match=r"1-point .* outside the 1280x720 image"):
+        calibrate(shot.image, outside)
+    with pytest.raises(CalibrationError, match="clockwise"):
+        calibrate(shot.image, shot.corners[::-1].copy())
+    blank = np.full((720, 1280, 3), 128, np.uint8)
+    with pytest.raises(CalibrationError, match="corner markers not found"):
+        calibrate(blank)
+
+
+def test_a_frame_from_another_camera_is_refused(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    with pytest.raises(ProfileError, match="640x480 but the profile was made for 1280x720"):
+        reader.read(np.zeros((480, 640, 3), np.uint8))
+
+
+def test_the_vision_commands_calibrate_and_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=1)
+    image = tmp_path / "start.png"
+    cv2.imwrite(str(image), shot.image)
+    profile = tmp_path / "board.toml"
+    corners = " ".join(f"{x:.1f},{y:.1f}" for x, y in shot.corners)
+    assert main(["vision", "calibrate", str(image), "--corners", corners, "-o", str(profile)]) == 0
+    assert main(["vision", "read", str(image), "--profile", str(profile), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert data["points"] == list(START)
+    assert {"points", "bar", "off", "dice", "cube", "occluded", "confidence"} <= set(data)
+    assert main(["vision", "read", str(tmp_path / "missing.png"), "--profile", str(profile)]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert main(["vision", "calibrate", str(image), "--corners", "1,2 3,4", "-o", str(profile)]) == 1
+    assert "four 'x,y' pairs" in capsys.readouterr().err

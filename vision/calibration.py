@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: MIT
+"""Calibrate a board under a camera: find the field, measure the bar, learn the colours.
+
+Calibration needs one frame of the board showing a known position (by default the starting
+position) and the four corners of the playing field, given in pixels or found from four ArUco
+markers (OpenCV's 4x4 dictionary, ids 0-3) stuck on the frame at the corners beside player 1's
+13-, 24-, 1- and 12-points, each with its inner corner touching the field's corner.
+
+From the known position it learns what this board looks like under this light: the colour of
+each side's checkers, of the empty points (per point colour and distance from the edge), and
+how each side's checkers show their edges (seams between two, the end of a stack, the rim all
+round) compared with a checker's smooth top and the bare point.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from engine.position import Position
+from vision.features import (
+    CHECKER,
+    EDGE,
+    EMPTY,
+    FLAT,
+    RING,
+    STEPS,
+    TOP,
+    FieldSampler,
+    border_band,
+    expected,
+    expected_bar,
+    rectify,
+)
+from vision.profile import Gaussian, Profile, ProfileError, field_homography
+
+#: ArUco dictionary of the corner markers.
+MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
+
+# Variance floors keep a model from collapsing on a handful of identical samples.
+_COLOUR_FLOOR = 25.0
+_SHAPE_FLOOR = 0.01
+
+
+class CalibrationError(ValueError):
+    """The image cannot be calibrated: corners outside it, markers not found, and so on."""
+
+
+def find_markers(image: np.ndarray) -> np.ndarray:
+    """The field's four corners from the four ArUco corner markers (contract order).
+
+    Each marker's corner nearest the middle of the four markers is the field's corner.
+
+    :raises CalibrationError: naming the markers that were not found.
+    """
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY), cv2.aruco.DetectorParameters()
+    )
+    found_corners, ids, _ = detector.detectMarkers(grey)
+    seen: dict[int, np.ndarray] = {}
+    if ids is not None:
+        for quad, marker_id in zip(found_corners, ids.ravel(), strict=True):
+            if 0 <= int(marker_id) <= 3:
+                seen[int(marker_id)] = quad.reshape(4, 2)
+    missing = [i for i in range(4) if i not in seen]
+    if missing:
+        names = ", ".join(
+            f"{i} (beside the {p}-point)" for i, p in zip(range(4), (13, 24, 1, 12), strict=True) if i in missing
+        )
+        raise CalibrationError(f"corner markers not found: {names}; check they are in view and lit evenly")
+    middle = np.mean([seen[i].mean(axis=0) for i in range(4)], axis=0)
+    corners = [seen[i][np.argmin(np.linalg.norm(seen[i] - middle, axis=1))] for i in range(4)]
+    return np.asarray(corners, dtype=np.float64)
+
+
+def parse_corners(text: str) -> np.ndarray:
+    """Read ``"x,y x,y x,y x,y"`` into a 4x2 array.
+
+    :raises CalibrationError: anything else.
+    """
+    try:
+        pairs = [tuple(float(v) for v in part.split(",")) for part in text.replace(";", " ").split()]
+    except ValueError:
+        raise CalibrationError(f"corners must be four 'x,y' pairs, not {text!r}") from None
+    if len(pairs) != 4 or any(len(p) != 2 for p in pairs):
+        raise CalibrationError(f"corners must be four 'x,y' pairs, not {text!r}")
+    return np.asarray(pairs, dtype=np.float64)
+
+
+def check_corners(corners: np.ndarray, image: np.ndarray) -> None:
+    """Refuse corners outside the image or in an order that folds the field.
+
+    :raises CalibrationError: naming the corner and the image size.
+    """
+    height, width = image.shape[:2]
+    names = ("13-point", "24-point", "1-point", "12-point")
+    for (x, y), name in zip(corners, names, strict=True):
+        if not (0 <= x < width and 0 <= y < height):
+            raise CalibrationError(
+                f"the corner beside the {name} ({x:.0f},{y:.0f}) is outside the {width}x{height} image"
+            )
+    area = cv2.contourArea(corners.astype(np.float32))
+    signed = 0.5 * sum(
+        corners[i][0] * corners[(i + 1) % 4][1] - corners[(i + 1) % 4][0] * corners[i][1] for i in range(4)
+    )
+    if area < 0.02 * width * height or signed <= 0 or not cv2.isContourConvex(corners.astype(np.float32)):
+        raise CalibrationError(
+            "the corners must go round the field clockwise on screen: beside the 13-, 24-, 1- then 12-point"
+            " (top-left, top-right, bottom-right, bottom-left seen from player 1's seat)"
+        )
+
+
+def measure_bar_fraction(image: np.ndarray, corners: np.ndarray) -> float:
+    """The bar strip's width as a fraction of the field's width (0 when there is none).
+
+    Columns of the field that cross points change colour along their length (triangle, then
+    the board between triangles); the bar strip is an even band in the middle.
+    """
+    h = field_homography(corners)
+    field = rectify(image, h)
+    lab = cv2.cvtColor(field, cv2.COLOR_BGR2LAB).astype(np.float32)
+    rows = lab.shape[0]
+    band = np.concatenate([lab[int(rows * 0.05) : int(rows * 0.4)], lab[int(rows * 0.6) : int(rows * 0.95)]])
+    variation = band.std(axis=0).sum(axis=1)
+    variation = np.convolve(variation, np.ones(5) / 5, mode="same")
+    middle = lab.shape[1] // 2
+    level = float(np.median(variation))
+    quiet = variation < 0.35 * level
+    if not quiet[middle]:
+        return 0.0
+    left = middle
+    while left > 0 and quiet[left - 1]:
+        left -= 1
+    right = middle
+    while right < len(quiet) - 1 and quiet[right + 1]:
+        right += 1
+    fraction = (right - left + 1) / lab.shape[1]
+    return round(fraction, 4) if 0.02 <= fraction <= 0.25 else 0.0
+
+
+def calibrate(
+    image: np.ndarray,
+    corners: np.ndarray | None = None,
+    *,
+    position: Position | None = None,
+    bar_fraction: float | None = None,
+) -> Profile:
+    """Make a profile from one frame showing ``position`` (player 1 on roll; default: the start).
+
+    :param corners: the field's corners in the contract order; ``None`` to find the markers.
+    :param bar_fraction: the bar strip's width as a fraction of the field's width; ``None`` to
+        measure it.
+    :raises CalibrationError: the corners or markers are wrong, or the image does not show the
+        position (checker colours not told apart).
+    """
+    if image is None or image.ndim != 3:
+        raise CalibrationError("calibration needs a colour image")
+    source = "corners"
+    if corners is None:
+        corners = find_markers(image)
+        source = "markers"
+    check_corners(corners, image)
+    if bar_fraction is None:
+        bar_fraction = measure_bar_fraction(image, corners)
+    if not 0.0 <= bar_fraction < 0.5:
+        raise CalibrationError(
+            f"the bar width must be a fraction of the field's width from 0 to 0.5, not {bar_fraction}"
+        )
+    shown = position if position is not None else Position.STARTING
+    points, bar, _ = shown.to_absolute(1)
+    profile = Profile(
+        image_size=(image.shape[1], image.shape[0]),
+        corners=[(float(x), float(y)) for x, y in corners],
+        bar_fraction=float(bar_fraction),
+        source=source,
+        position=shown.position_id(),
+    )
+    try:
+        homography = profile.homography
+    except ProfileError as exc:
+        raise CalibrationError(str(exc)) from None
+    sampler = FieldSampler(profile.geometry)
+    features = sampler.sample(rectify(image, homography))
+    profile.models = _fit_models(features, points, bar)
+    profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
+    _check_separable(profile)
+    return profile
+
+
+def _fit_models(features: dict[str, np.ndarray], points: list[int], bar: tuple[int, int]) -> dict[str, Gaussian]:
+    samples: dict[str, list[np.ndarray]] = {}
+
+    def add(name: str, value: np.ndarray) -> None:
+        samples.setdefault(name, []).append(value)
+
+    for index, count in enumerate(points):
+        labels, seams, rings = expected(abs(count))
+        side = "p1" if count > 0 else "p2"
+        parity = (index + 1) % 2
+        for j in range(STEPS):
+            if labels[j] == CHECKER:
+                add(side, features["points_colour"][index, j])
+            elif labels[j] == EMPTY:
+                add(f"empty{parity}_{j}", features["points_colour"][index, j])
+                add(f"empty{parity}", features["points_colour"][index, j])
+            shape = {EDGE: f"edge_{side}", TOP: f"top_{side}", FLAT: "flat"}.get(seams[j])
+            if shape:
+                add(shape, features["points_seam"][index, j : j + 1])
+            ring = {RING: f"ring_{side}", FLAT: "no_ring"}.get(rings[j])
+            if ring:
+                add(ring, features["points_ring"][index, j : j + 1])
+    for player in (0, 1):
+        labels, _, _ = expected_bar(bar[player])
+        for j, label in enumerate(labels):
+            if label == EMPTY:
+                add("bar_empty", features["bar_colour"][player, j])
+    models: dict[str, Gaussian] = {}
+    for name in ("p1", "p2"):
+        if len(samples.get(name, [])) < 3:
+            raise CalibrationError(f"the position shows too few checkers of player {name[1]} to learn their colour")
+    for name, group in samples.items():
+        if len(group) < 3:
+            continue
+        floor = _COLOUR_FLOOR if group[0].shape[-1] == 3 else _SHAPE_FLOOR
+        models[name] = Gaussian.fit(np.asarray(group), floor)
+    return models
+
+
+def _check_separable(profile: Profile) -> None:
+    """Refuse a calibration whose two checker colours cannot be told apart."""
+    p1, p2 = profile.models["p1"], profile.models["p2"]
+    distance = float(np.linalg.norm(np.asarray(p1.mean) - np.asarray(p2.mean)))
+    if distance < 8.0:
+        raise CalibrationError(
+            "the two sides' checkers look the same in this image; is the position right"
+            " (player 1's home at the bottom right), and the board lit?"
+        )

@@ -1,0 +1,363 @@
+# SPDX-License-Identifier: MIT
+"""Read a board from one frame: checkers per point, bar and off, dice, cube, and occlusion.
+
+Every point is read as a whole: for each possible stack (nothing, or 1 to 15 checkers of either
+side, piled as players pile them), the features sampled along the point are scored under the
+models learned at calibration, and the best-scoring stack wins. Its share of the probability
+over all stacks is the point's confidence. A point whose best stack still explains its samples
+badly (a hand, a sleeve, a die) is doubtful; a few of them together mean the board is occluded.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.features import (
+    CHECKER,
+    EDGE,
+    EMPTY,
+    FLAT,
+    MAX_BAR,
+    MAX_STACK,
+    RING,
+    STEPS,
+    TOP,
+    FieldSampler,
+    border_band,
+    border_mask,
+    expected,
+    expected_bar,
+    rectify,
+)
+from vision.profile import Gaussian, Profile
+
+#: Softening of the per-point scores before they become probabilities: the samples along a
+#: point are not independent, so their log-likelihoods overstate the evidence.
+TEMPERATURE = 4.0
+#: A colour sample this far (squared, in standard deviations) from every model is foreign to
+#: the board: a hand, a sleeve, a shadow of a player.
+FOREIGN = 36.0
+#: A point with this many foreign samples is hidden; two hidden points make the board occluded.
+FOREIGN_SAMPLES = 3
+#: Grey-level change of a pixel of the board's frame that counts, and the share of the frame's
+#: pixels changed that means an arm is over it.
+BORDER_CHANGE = 12
+BORDER_SHARE = 0.004
+
+
+def _stack_prior() -> np.ndarray:
+    """How often a point holds n checkers in play: log prior over n = 0..15.
+
+    Stacks above five are rare in play and above ten very rare; this tips a top view that
+    cannot tell five from twelve towards what games produce.
+    """
+    # A top view shows up to five checkers directly, so the prior stays flat there; it only
+    # leans against the piled stacks, whose upper layers are hard to see.
+    head = [0.1] * 6
+    tail = [0.1 * 0.5 ** (n - 5) for n in range(6, 16)]
+    p = np.asarray(head + tail)
+    result: np.ndarray = np.log(p / p.sum())
+    return result
+
+
+STACK_PRIOR = _stack_prior()
+
+
+@dataclass(frozen=True, slots=True)
+class DieOnBoard:
+    """A die on the board: face, centre in image pixels, flat or cocked, which half."""
+
+    value: int
+    center: tuple[float, float]
+    flat: bool
+    half: str
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True)
+class CubeReading:
+    """The doubling cube or track counter: value (1-64) and owner (1, 2 or ``None``)."""
+
+    value: int
+    owner: int | None
+    confidence: float
+
+
+@dataclass(frozen=True)
+class BoardReading:
+    """What one frame shows, in player 1's numbering (the ``bgboard vision read`` contract).
+
+    :ivar points: 24 signed counts, index 0 = player 1's 1-point, + player 1, - player 2.
+    :ivar bar: checkers on the bar, ``(player 1, player 2)``.
+    :ivar off: borne off, ``(player 1, player 2)``: fifteen less what is on the board.
+    :ivar dice: the dice seen on the board.
+    :ivar cube: the cube (or track counter), if seen.
+    :ivar occluded: something hides part of the board; the reading is not to be trusted.
+    :ivar confidence: the whole reading's confidence (the product of its parts').
+    :ivar point_confidence: each point's confidence (same order as ``points``).
+    :ivar alternatives: per point, the runner-up stack and its probability.
+    """
+
+    points: tuple[int, ...]
+    bar: tuple[int, int]
+    off: tuple[int, int]
+    dice: tuple[DieOnBoard, ...] = ()
+    cube: CubeReading | None = None
+    occluded: bool = False
+    confidence: float = 0.0
+    point_confidence: tuple[float, ...] = ()
+    alternatives: tuple[tuple[int, float], ...] = field(default=(), repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object of ``bgboard vision read --json``."""
+        return {
+            "points": list(self.points),
+            "bar": list(self.bar),
+            "off": list(self.off),
+            "dice": [
+                {
+                    "value": d.value,
+                    "center": [round(d.center[0], 1), round(d.center[1], 1)],
+                    "flat": d.flat,
+                    "half": d.half,
+                    "confidence": round(d.confidence, 4),
+                }
+                for d in self.dice
+            ],
+            "cube": None
+            if self.cube is None
+            else {"value": self.cube.value, "owner": self.cube.owner, "confidence": round(self.cube.confidence, 4)},
+            "occluded": self.occluded,
+            "confidence": round(self.confidence, 4),
+            "point_confidence": [round(c, 4) for c in self.point_confidence],
+        }
+
+
+def _label_table(builder: Any, sizes: range) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Colour, edge and ring label arrays (hypotheses x samples) mapped to model indexes."""
+    colour = []
+    seam = []
+    ring = []
+    for n in sizes:
+        c, s, r = builder(n)
+        colour.append([{CHECKER: 1, EMPTY: 0}.get(v, 2) for v in c])
+        seam.append([{EDGE: 0, TOP: 1, FLAT: 2}.get(v, 3) for v in s])
+        ring.append([{RING: 0, FLAT: 1}.get(v, 2) for v in r])
+    return np.asarray(colour), np.asarray(seam), np.asarray(ring)
+
+
+class BoardReader:
+    """Read frames of one board with its calibration profile.
+
+    :param profile: the board and camera's profile.
+    """
+
+    def __init__(self, profile: Profile) -> None:
+        self.profile = profile
+        self.homography = profile.homography
+        self.sampler = FieldSampler(profile.geometry)
+        self.models = profile.models
+        self._point_colour, self._point_seam, self._point_ring = _label_table(expected, range(MAX_STACK + 1))
+        self._bar_colour, self._bar_seam, self._bar_ring = _label_table(expected_bar, range(MAX_BAR + 1))
+        # Which empty-point model serves each sample: per point colour and depth when the
+        # calibration saw enough of it, else per point colour.
+        groups: dict[str, tuple[list[int], list[int]]] = {}
+        for index in range(24):
+            parity = (index + 1) % 2
+            for j in range(STEPS):
+                name = f"empty{parity}_{j}" if f"empty{parity}_{j}" in self.models else f"empty{parity}"
+                rows, cols = groups.setdefault(name, ([], []))
+                rows.append(index)
+                cols.append(j)
+        self._empty_groups = {name: (np.asarray(r), np.asarray(c)) for name, (r, c) in groups.items()}
+
+    # -- likelihoods -------------------------------------------------------------------------
+
+    def _ll(self, name: str, x: np.ndarray) -> np.ndarray:
+        model: Gaussian = self.models[name]
+        return model.log_likelihood(x)
+
+    def _empty_ll(self, colour: np.ndarray) -> np.ndarray:
+        """Log-likelihood of 'empty point' for every sample (24 x STEPS), per point colour and depth."""
+        out = np.empty(colour.shape[:2])
+        for name, (rows, cols) in self._empty_groups.items():
+            out[rows, cols] = self._ll(name, colour[rows, cols])
+        return out
+
+    def _shape_stacks(self, side: str, seam: np.ndarray, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Log-likelihoods of the edge and ring features under each label, for one side.
+
+        Returns ``(edge, top, flat, any)`` and ``(ring, no ring, any)`` stacked on a new axis;
+        a model the calibration could not fit contributes nothing.
+        """
+
+        def ll(name: str, x: np.ndarray) -> np.ndarray:
+            return self._ll(name, x) if name in self.models else np.zeros(x.shape[:-1])
+
+        edge, top, flat = ll(f"edge_{side}", seam), ll(f"top_{side}", seam), ll("flat", seam)
+        seam_any = np.logaddexp(np.logaddexp(edge, top), flat) - math.log(3)
+        rim, bare = ll(f"ring_{side}", ring), ll("no_ring", ring)
+        ring_any = np.logaddexp(rim, bare) - math.log(2)
+        return np.stack([edge, top, flat, seam_any]), np.stack([rim, bare, ring_any])
+
+    def _point_scores(self, feats: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every stack on every point: (2 sides, 16 sizes, 24 points), and samples' fit."""
+        colour = feats["points_colour"]
+        seam = feats["points_seam"][..., None]
+        ring = feats["points_ring"][..., None]
+        ll_empty = self._empty_ll(colour)
+        ll_p = [self._ll("p1", colour), self._ll("p2", colour)]
+        ll_any = np.logaddexp(np.logaddexp(ll_empty, ll_p[0]), ll_p[1]) - math.log(3)
+        j = np.arange(STEPS)[None, None, :]
+        at = np.arange(24)[None, :, None]
+        scores = []
+        for side in (0, 1):
+            seam_stack, ring_stack = self._shape_stacks(f"p{side + 1}", seam, ring)
+            colour_stack = np.stack([ll_empty, ll_p[side], ll_any])
+            score = (
+                colour_stack[self._point_colour[:, None, :], at, j].sum(axis=2)
+                + seam_stack[self._point_seam[:, None, :], at, j].sum(axis=2)
+                + ring_stack[self._point_ring[:, None, :], at, j].sum(axis=2)
+            )
+            scores.append(score)
+        return np.stack(scores), ll_any
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self, image: np.ndarray) -> BoardReading:
+        """Read one frame (BGR, the size the profile was made for).
+
+        :raises ProfileError: the frame's size is not the profile's.
+        """
+        self.profile.check_frame(image)
+        field_image = rectify(image, self.homography)
+        feats = self.sampler.sample(field_image)
+        scores, _ = self._point_scores(feats)
+        # Logits over (side, size) for every point: scores softened, plus the stack prior.
+        logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
+        logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
+        flat = logits.reshape(2 * (MAX_STACK + 1), 24)
+        probabilities = _softmax(flat, axis=0)
+        choice = flat.argmax(axis=0)
+        bar, bar_conf = self._read_bar(feats)
+        choice = self._conserve(flat, choice, bar)
+        points: list[int] = []
+        confidence: list[float] = []
+        alternatives: list[tuple[int, float]] = []
+        for index in range(24):
+            pick = int(choice[index])
+            points.append(_count(pick))
+            confidence.append(float(probabilities[pick, index]))
+            rest = probabilities[:, index].copy()
+            rest[pick] = 0
+            runner = int(rest.argmax())
+            alternatives.append((_count(runner), float(rest[runner])))
+        hidden = self._hidden_points(feats)
+        arm = self._arm_over_frame(image)
+        on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
+        off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
+        occluded = len(hidden) >= 2 or arm
+        total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
+        return BoardReading(
+            points=tuple(points),
+            bar=bar,
+            off=off,
+            occluded=occluded,
+            confidence=total,
+            point_confidence=tuple(0.0 if i in hidden else c for i, c in enumerate(confidence)),
+            alternatives=tuple(alternatives),
+        )
+
+    def _conserve(self, logits: np.ndarray, choice: np.ndarray, bar: tuple[int, int]) -> np.ndarray:
+        """Cut stacks back until no side has more than fifteen checkers, at the least cost."""
+        choice = choice.copy()
+        for side in (0, 1):
+            while True:
+                counts = [_count(int(c)) for c in choice]
+                total = sum(c for c in counts if (c > 0 if side == 0 else c < 0)) * (1 if side == 0 else -1)
+                if total + bar[side] <= 15:
+                    break
+                best: tuple[float, int, int] | None = None
+                for index, c in enumerate(counts):
+                    if (c > 0) if side == 0 else (c < 0):
+                        for size in range(abs(c)):
+                            pick = side * (MAX_STACK + 1) + size if size else 0
+                            cost = float(logits[choice[index], index] - logits[pick, index])
+                            if best is None or cost < best[0]:
+                                best = (cost, index, pick)
+                assert best is not None
+                choice[best[1]] = best[2]
+        return choice
+
+    def _arm_over_frame(self, image: np.ndarray) -> bool:
+        """Whether something (an arm, a sleeve) lies over the board's frame round the field."""
+        if not self.profile.border:
+            return False
+        now = border_band(image, self.homography).astype(np.float32)
+        diff = now - np.asarray(self.profile.border, dtype=np.float32).reshape(now.shape)
+        mask = border_mask()
+        # A lamp turned up or down shifts every pixel alike; only what stands out counts.
+        diff -= np.median(diff[mask], axis=0)
+        changed = (np.sqrt((diff**2).sum(axis=2)) > BORDER_CHANGE) & mask
+        # Sensor noise and compression flip single pixels; an arm is a solid patch.
+        solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+        share = float(np.count_nonzero(solid)) / np.count_nonzero(mask)
+        return bool(share > BORDER_SHARE)
+
+    def _hidden_points(self, feats: dict[str, np.ndarray]) -> set[int]:
+        """Points with several samples unlike anything on this board (a hand over them)."""
+        colour = feats["points_colour"]
+        distances = [self.models["p1"].mahalanobis(colour), self.models["p2"].mahalanobis(colour)]
+        for parity in (0, 1):
+            model = self.models.get(f"empty{parity}")
+            if model is not None:
+                d = model.mahalanobis(colour)
+                mask = np.asarray([(i + 1) % 2 == parity for i in range(24)])[:, None]
+                distances.append(np.where(mask, d, np.inf))
+        nearest = np.minimum.reduce(distances)
+        foreign = (nearest > FOREIGN).sum(axis=1)
+        return {int(i) for i in np.flatnonzero(foreign >= FOREIGN_SAMPLES)}
+
+    def _read_bar(self, feats: dict[str, np.ndarray]) -> tuple[tuple[int, int], float]:
+        """Checkers on the bar for each player, and the confidence of both counts."""
+        if "bar_empty" not in self.models:
+            return (0, 0), 1.0
+        counts = []
+        conf = 1.0
+        for player in (0, 1):
+            colour = feats["bar_colour"][player]
+            ll_empty = self._ll("bar_empty", colour)
+            ll_p = self._ll(f"p{player + 1}", colour)
+            ll_any = np.logaddexp(ll_empty, ll_p) - math.log(2)
+            seam_stack, ring_stack = self._shape_stacks(
+                f"p{player + 1}", feats["bar_seam"][player][:, None], feats["bar_ring"][player][:, None]
+            )
+            j = np.arange(colour.shape[0])[None, :]
+            colour_stack = np.stack([ll_empty, ll_p, ll_any])
+            score = (
+                colour_stack[self._bar_colour, j].sum(axis=1)
+                + seam_stack[self._bar_seam, j].sum(axis=1)
+                + ring_stack[self._bar_ring, j].sum(axis=1)
+            )
+            prob = _softmax(score / TEMPERATURE, axis=0)
+            counts.append(int(score.argmax()))
+            conf *= float(prob.max())
+        return (counts[0], counts[1]), conf
+
+
+def _count(pick: int) -> int:
+    """The signed count of a (side, size) pick from the flattened score table."""
+    side, size = divmod(pick, MAX_STACK + 1)
+    return size if side == 0 else -size
+
+
+def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    shifted = x - x.max(axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    result: np.ndarray = e / e.sum(axis=axis, keepdims=True)
+    return result
