@@ -183,9 +183,44 @@ def calibrate(
     sampler = FieldSampler(profile.geometry)
     features = sampler.sample(rectify(image, homography))
     profile.models = _fit_models(features, points, bar)
+    profile.empty_means = _empty_means(features["points_colour"], points)
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
     _check_separable(profile)
     return profile
+
+
+def _empty_means(colour: np.ndarray, points: list[int]) -> list[list[list[float]]]:
+    """What every sample spot of every point looks like bare, under this board's light.
+
+    Where the calibration frame shows the spot bare, that is what it looks like; where a
+    checker covers it, the same spot on the nearest bare points of the same colour in the same
+    row stands in (the light changes little from one point to the next).
+    """
+    bare = np.zeros((24, STEPS), dtype=bool)
+    for index, count in enumerate(points):
+        labels = expected(abs(count))[0]
+        bare[index] = [label == EMPTY for label in labels]
+    means = np.zeros((24, STEPS, 3))
+    for index in range(24):
+        row = index // 12
+        for j in range(STEPS):
+            if bare[index, j]:
+                means[index, j] = colour[index, j]
+                continue
+            donors = [
+                (abs(other - index), other)
+                for other in range(row * 12, row * 12 + 12)
+                if (other - index) % 2 == 0 and bare[other, j]
+            ]
+            if not donors:
+                donors = [(0, other) for other in range(24) if (other - index) % 2 == 0 and bare[other, j]]
+            if not donors:
+                means[index, j] = np.nan
+                continue
+            nearest = min(d for d, _ in donors)
+            chosen = [colour[other, j] for d, other in donors if d == nearest]
+            means[index, j] = np.mean(chosen, axis=0)
+    return [[[round(float(v), 2) for v in means[i, j]] for j in range(STEPS)] for i in range(24)]
 
 
 def _fit_models(features: dict[str, np.ndarray], points: list[int], bar: tuple[int, int]) -> dict[str, Gaussian]:

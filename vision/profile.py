@@ -85,7 +85,9 @@ class Profile:
     :param bar_fraction: the bar strip's width as a fraction of the field's width.
     :param models: feature models by name (``p1``, ``p2``, ``empty``, ``seam``, ``smooth``).
     :param source: where the corners came from (``corners`` or ``markers``).
-    :param border: grey pixels of the board's frame round the field at calibration (see
+    :param empty_means: the Lab colour of every sample spot of every point when bare (24 x
+        steps x 3), measured or estimated at calibration.
+    :param border: Lab pixels of the board's frame round the field at calibration (see
         :func:`vision.features.border_band`), to notice an arm reaching over it.
     """
 
@@ -97,6 +99,7 @@ class Profile:
     checker_fraction: float = 0.92
     position: str = ""
     border: list[int] = field(default_factory=list)
+    empty_means: list[list[list[float]]] = field(default_factory=list)
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -120,6 +123,12 @@ class Profile:
             f'source = "{self.source}"',
             f'position = "{self.position}"',
             f"border = [{', '.join(str(v) for v in self.border)}]",
+            "empty_means = ["
+            + ", ".join(
+                "[" + ", ".join("[" + ", ".join(f"{v:.2f}" for v in c) + "]" for c in row) + "]"
+                for row in self.empty_means
+            )
+            + "]",
             "",
         ]
         for name, model in self.models.items():
@@ -158,6 +167,7 @@ class Profile:
                 checker_fraction=float(data.get("checker_fraction", 0.92)),
                 position=str(data.get("position", "")),
                 border=[int(v) for v in data.get("border", [])],
+                empty_means=[[[float(v) for v in c] for c in row] for row in data.get("empty_means", [])],
             )
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ProfileError):

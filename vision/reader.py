@@ -34,11 +34,13 @@ from vision.features import (
     expected_bar,
     rectify,
 )
-from vision.profile import Gaussian, Profile
+from vision.profile import ROBUST_CLIP, Gaussian, Profile
 
 #: Softening of the per-point scores before they become probabilities: the samples along a
 #: point are not independent, so their log-likelihoods overstate the evidence.
 TEMPERATURE = 4.0
+#: How far (L, a, b) a bare spot may drift from its look at calibration: noise, a little light.
+SPOT_SPREAD = (14.0, 7.0, 7.0)
 #: A colour sample this far (squared, in standard deviations) from every model is foreign to
 #: the board: a hand, a sleeve, a shadow of a player.
 FOREIGN = 36.0
@@ -175,6 +177,14 @@ class BoardReader:
                 rows.append(index)
                 cols.append(j)
         self._empty_groups = {name: (np.asarray(r), np.asarray(c)) for name, (r, c) in groups.items()}
+        self._empty_means: np.ndarray | None = None
+        if profile.empty_means:
+            means = np.asarray(profile.empty_means, dtype=np.float64)
+            self._spot_known = ~np.isnan(means).any(axis=2)
+            self._empty_means = np.nan_to_num(means)
+            cov = np.diag(SPOT_SPREAD) ** 2
+            self._spot_inv = np.linalg.inv(cov)
+            self._spot_norm = float(np.linalg.slogdet(cov)[1]) + 3 * math.log(2 * math.pi)
 
     # -- likelihoods -------------------------------------------------------------------------
 
@@ -183,10 +193,19 @@ class BoardReader:
         return model.log_likelihood(x)
 
     def _empty_ll(self, colour: np.ndarray) -> np.ndarray:
-        """Log-likelihood of 'empty point' for every sample (24 x STEPS), per point colour and depth."""
+        """Log-likelihood of 'empty point' for every sample (24 x STEPS).
+
+        Against what that very spot looked like bare at calibration, where known; else
+        against the models per point colour and depth.
+        """
         out = np.empty(colour.shape[:2])
         for name, (rows, cols) in self._empty_groups.items():
             out[rows, cols] = self._ll(name, colour[rows, cols])
+        if self._empty_means is not None:
+            diff = colour - self._empty_means
+            maha = np.minimum(np.einsum("...i,ij,...j->...", diff, self._spot_inv, diff), ROBUST_CLIP)
+            spot = -0.5 * (maha + self._spot_norm)
+            out = np.where(self._spot_known, spot, out)
         return out
 
     def _shape_stacks(self, side: str, seam: np.ndarray, ring: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
