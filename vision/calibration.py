@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from engine.position import Position
+from vision.cube import read_track
 from vision.features import (
     CHECKER,
     EDGE,
@@ -183,6 +184,10 @@ def calibrate(
     sampler = FieldSampler(profile.geometry)
     features = sampler.sample(rectify(image, homography))
     profile.models = _fit_models(features, points, bar)
+    field_image = rectify(image, homography)
+    track = read_track(field_image, profile.geometry)
+    # A counter on the track's centre circle at calibration means the board has a track.
+    profile.cube_kind = "track" if track is not None and track.value == 1 else "cube"
     profile.empty_means = _empty_means(features["points_colour"], points)
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
     _check_separable(profile)

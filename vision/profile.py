@@ -85,6 +85,7 @@ class Profile:
     :param bar_fraction: the bar strip's width as a fraction of the field's width.
     :param models: feature models by name (``p1``, ``p2``, ``empty``, ``seam``, ``smooth``).
     :param source: where the corners came from (``corners`` or ``markers``).
+    :param cube_kind: ``cube`` or ``track`` (a doubling track with a counter).
     :param empty_means: the Lab colour of every sample spot of every point when bare (24 x
         steps x 3), measured or estimated at calibration.
     :param border: Lab pixels of the board's frame round the field at calibration (see
@@ -100,6 +101,7 @@ class Profile:
     position: str = ""
     border: list[int] = field(default_factory=list)
     empty_means: list[list[list[float]]] = field(default_factory=list)
+    cube_kind: str = "cube"
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -122,6 +124,7 @@ class Profile:
             f"checker_fraction = {self.checker_fraction:.5f}",
             f'source = "{self.source}"',
             f'position = "{self.position}"',
+            f'cube_kind = "{self.cube_kind}"',
             f"border = [{', '.join(str(v) for v in self.border)}]",
             "empty_means = ["
             + ", ".join(
@@ -167,6 +170,7 @@ class Profile:
                 checker_fraction=float(data.get("checker_fraction", 0.92)),
                 position=str(data.get("position", "")),
                 border=[int(v) for v in data.get("border", [])],
+                cube_kind=str(data.get("cube_kind", "cube")),
                 empty_means=[[[float(v) for v in c] for c in row] for row in data.get("empty_means", [])],
             )
         except (KeyError, TypeError, ValueError) as exc:

@@ -17,6 +17,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.cube import read_cube, read_track
 from vision.features import (
     CHECKER,
     EDGE,
@@ -248,9 +249,10 @@ class BoardReader:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def read(self, image: np.ndarray) -> BoardReading:
+    def read(self, image: np.ndarray, *, cube: bool = True) -> BoardReading:
         """Read one frame (BGR, the size the profile was made for).
 
+        :param cube: also read the cube or doubling-track counter (a few milliseconds more).
         :raises ProfileError: the frame's size is not the profile's.
         """
         self.profile.check_frame(image)
@@ -282,10 +284,15 @@ class BoardReader:
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
         occluded = len(hidden) >= 2 or arm
         total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
+        found = None
+        if cube:
+            reader = read_track if self.profile.cube_kind == "track" else read_cube
+            found = reader(field_image, self.profile.geometry)
         return BoardReading(
             points=tuple(points),
             bar=bar,
             off=off,
+            cube=None if found is None else CubeReading(found.value, found.owner, found.confidence),
             occluded=occluded,
             confidence=total,
             point_confidence=tuple(0.0 if i in hidden else c for i, c in enumerate(confidence)),

@@ -17,7 +17,7 @@ from engine.position import Position
 from vision.calibration import CalibrationError, calibrate, find_markers
 from vision.profile import Profile, ProfileError
 from vision.reader import BoardReader
-from vision.render import STYLES, Scene, random_setup, render
+from vision.render import STYLES, CubeSpec, Scene, TrackSpec, random_setup, render
 
 START = tuple(Position.STARTING.to_absolute(1)[0])
 
@@ -142,3 +142,23 @@ def test_the_vision_commands_calibrate_and_read(tmp_path: Path, capsys: pytest.C
     assert "no such file" in capsys.readouterr().err
     assert main(["vision", "calibrate", str(image), "--corners", "1,2 3,4", "-o", str(profile)]) == 1
     assert "four 'x,y' pairs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("value", "owner"), [(1, None), (2, 1), (4, 2), (16, 1), (64, 2)])
+def test_the_cube_is_read_with_its_owner(classic: tuple[BoardReader, Profile], value: int, owner: int | None) -> None:
+    reader, _ = classic
+    frame = render(Scene(points=START, cube=CubeSpec(value, owner)), style=STYLES["classic"], seed=40 + value)
+    cube = reader.read(frame.image).cube
+    assert cube is not None
+    assert (cube.value, cube.owner) == (value, owner)
+
+
+@pytest.mark.parametrize(("value", "owner"), [(1, None), (2, 2), (8, 1), (64, 1)])
+def test_a_doubling_track_counter_is_read(value: int, owner: int | None) -> None:
+    calibration = render(Scene(points=START, track=TrackSpec(1, None)), style=STYLES["green-red"], seed=5)
+    profile = calibrate(calibration.image, calibration.corners)
+    assert profile.cube_kind == "track"
+    frame = render(Scene(points=START, track=TrackSpec(value, owner)), style=STYLES["green-red"], seed=60 + value)
+    cube = BoardReader(profile).read(frame.image).cube
+    assert cube is not None
+    assert (cube.value, cube.owner) == (value, owner)

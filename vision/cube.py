@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: MIT
+"""The doubling cube or the doubling-track counter, read from the rectified field.
+
+The cube lies in the middle of the bar while centred and at its owner's end of the bar once
+taken (:mod:`vision.geometry`). At each of those three places the reader looks for a face
+showing 2, 4, 8, 16, 32 or 64 (a centred cube shows 64 and means 1), by matching the printed
+number, turned any of four ways, against templates. A board with a doubling track instead has a
+row of circles along the bar and one red counter: the circle it sits on is the value, its side
+the owner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from vision.features import SCALE
+from vision.geometry import TRACK_VALUES, FieldGeometry
+
+FACES = (2, 4, 8, 16, 32, 64)
+#: Normalised correlation a number must reach to count as seen.
+MATCH = 0.55
+#: How much redder than the track's other circles the counter must be (Lab a*).
+COUNTER_RED = 18.0
+
+
+@dataclass(frozen=True, slots=True)
+class CubeFound:
+    """The cube's value (1 when centred), owner (1, 2 or ``None``) and confidence."""
+
+    value: int
+    owner: int | None
+    confidence: float
+
+
+@lru_cache(maxsize=32)
+def _templates(size: int) -> dict[int, list[np.ndarray]]:
+    """The six numbers as ink masks ``size`` pixels square, in four turns each."""
+    out: dict[int, list[np.ndarray]] = {}
+    for value in FACES:
+        text = str(value)
+        font = cv2.FONT_HERSHEY_DUPLEX
+        big = 4
+        n = size * big
+        canvas = np.zeros((n, n), np.uint8)
+        thick = max(1, int(0.09 * n))
+        (tw, th), _ = cv2.getTextSize(text, font, 1.0, thick)
+        scale = 0.62 * n / max(tw, th * 1.2)
+        (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
+        cv2.putText(canvas, text, ((n - tw) // 2, (n + th) // 2), font, scale, 255, thick, cv2.LINE_AA)
+        small = cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA)
+        out[value] = [np.ascontiguousarray(np.rot90(small, k)) for k in range(4)]
+    return out
+
+
+def _ink(crop: np.ndarray) -> np.ndarray:
+    """The print on the face as a bright mask, dark print on a light cube or light on dark.
+
+    The face's own level is the most common grey in the middle of the crop; the print is what
+    departs from it, on the side (darker or lighter) where most of the departure is.
+    """
+    grey = (cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop).astype(np.float32)
+    h, w = grey.shape
+    middle = grey[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4]
+    face = float(np.median(middle))
+    darker = np.clip(face - grey, 0, 255)
+    lighter = np.clip(grey - face, 0, 255)
+    ink = (
+        darker
+        if darker[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4].sum()
+        >= lighter[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4].sum()
+        else lighter
+    )
+    return ink.astype(np.uint8)
+
+
+def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | None:
+    """The cube in a half-size rectified field, or ``None`` when no number is seen."""
+    d = geometry.checker_diameter * SCALE
+    size = max(12, round(0.62 * d))
+    best: tuple[float, int, int | None] | None = None
+    scores: list[float] = []
+    for owner in (None, 1, 2):
+        cx, cy = (v * SCALE for v in geometry.cube_center(owner))
+        half = round(0.6 * d)
+        x0, y0 = max(0, round(cx) - half), max(0, round(cy) - half)
+        crop = field_image[y0 : round(cy) + half, x0 : round(cx) + half]
+        if crop.shape[0] < size + 2 or crop.shape[1] < size + 2:
+            continue
+        ink = _ink(crop)
+        for scale in (0.9, 1.1):
+            n = max(10, round(size * scale))
+            for value, turns in _templates(n).items():
+                for template in turns:
+                    if template.shape[0] >= ink.shape[0] or template.shape[1] >= ink.shape[1]:
+                        continue
+                    score = float(cv2.matchTemplate(ink, template, cv2.TM_CCOEFF_NORMED).max())
+                    scores.append(score)
+                    if best is None or score > best[0]:
+                        best = (score, value, owner)
+    if best is None or best[0] < MATCH:
+        return None
+    score, value, owner = best
+    runner = sorted(scores)[-2] if len(scores) > 1 else 0.0
+    confidence = float(np.clip((score - MATCH) / 0.3, 0, 1) * np.clip((score - runner) / 0.1 + 0.5, 0, 1))
+    if owner is None:
+        # A centred cube shows 64 and stands for 1.
+        return CubeFound(1, None, confidence if value == 64 else confidence * 0.5)
+    return CubeFound(value, owner, confidence)
+
+
+def read_track(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | None:
+    """The doubling-track counter, or ``None`` when no circle stands out red."""
+    lab = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB).astype(np.float32)
+    r = max(2, round(0.18 * geometry.checker_diameter * SCALE))
+    spots: list[tuple[float, int, int | None]] = []
+    for value in TRACK_VALUES:
+        for owner in (None,) if value == 1 else (1, 2):
+            cx, cy = (round(v * SCALE) for v in geometry.track_center(value, owner))
+            patch = lab[max(0, cy - r) : cy + r + 1, max(0, cx - r) : cx + r + 1, 1]
+            spots.append((float(patch.mean()) if patch.size else 0.0, value, owner))
+    reds = sorted(spots, reverse=True)
+    median = float(np.median([s[0] for s in spots]))
+    top, value, owner = reds[0]
+    if top - median < COUNTER_RED:
+        return None
+    margin = top - reds[1][0]
+    return CubeFound(value, owner, float(np.clip(margin / COUNTER_RED, 0, 1)))
