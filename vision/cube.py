@@ -77,19 +77,43 @@ def _ink(crop: np.ndarray) -> np.ndarray:
     return ink.astype(np.uint8)
 
 
+def _face_here(crop: np.ndarray, side: float) -> bool:
+    """Whether the crop's middle is a square face about ``side`` pixels across, set apart from
+    what is round it (a cube on the bar, not the bar itself)."""
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    h, w = grey.shape
+    level = float(np.median(grey[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3]))
+    face = (np.abs(grey.astype(np.float32) - level) < 28).astype(np.uint8)
+    # Close the gaps the printed number leaves in the face.
+    face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(face)
+    label = labels[h // 2, w // 2]
+    if label == 0:
+        return False
+    x, y, bw, bh, area = (int(v) for v in stats[label])
+    # The bar itself runs right across the crop; a cube stops short of at least three sides
+    # (at its owner's end of the bar the field's edge may cut the crop on the fourth).
+    open_sides = (x > 0) + (y > 0) + (x + bw < w) + (y + bh < h)
+    sized = 0.55 * side <= bw <= 1.35 * side and 0.55 * side <= bh <= 1.35 * side
+    return bool(open_sides >= 3 and sized and area >= 0.55 * bw * bh)
+
+
 def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | None:
     """The cube in a half-size rectified field, or ``None`` when no number is seen."""
     d = geometry.checker_diameter * SCALE
     size = max(12, round(0.62 * d))
-    best: tuple[float, int, int | None] | None = None
+    best: tuple[float, int, int | None, bool] | None = None
     scores: list[float] = []
     for owner in (None, 1, 2):
         cx, cy = (v * SCALE for v in geometry.cube_center(owner))
-        half = round(0.6 * d)
+        half = round(0.8 * d)
         x0, y0 = max(0, round(cx) - half), max(0, round(cy) - half)
         crop = field_image[y0 : round(cy) + half, x0 : round(cx) + half]
         if crop.shape[0] < size + 2 or crop.shape[1] < size + 2:
             continue
+        # A number seen where no cube-shaped face stands out is doubtful, not ruled out: the
+        # face test misses cubes close in colour to the bar.
+        shaped = _face_here(crop, 0.9 * d)
         ink = _ink(crop)
         for scale in (0.9, 1.1):
             n = max(10, round(size * scale))
@@ -100,12 +124,14 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
                     score = float(cv2.matchTemplate(ink, template, cv2.TM_CCOEFF_NORMED).max())
                     scores.append(score)
                     if best is None or score > best[0]:
-                        best = (score, value, owner)
+                        best = (score, value, owner, shaped)
     if best is None or best[0] < MATCH:
         return None
-    score, value, owner = best
+    score, value, owner, shaped = best
     runner = sorted(scores)[-2] if len(scores) > 1 else 0.0
     confidence = float(np.clip((score - MATCH) / 0.3, 0, 1) * np.clip((score - runner) / 0.1 + 0.5, 0, 1))
+    if not shaped:
+        confidence *= 0.3
     if owner is None:
         # A centred cube shows 64 and stands for 1.
         return CubeFound(1, None, confidence if value == 64 else confidence * 0.5)
