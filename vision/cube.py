@@ -106,14 +106,14 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
     scores: list[float] = []
     for owner in (None, 1, 2):
         cx, cy = (v * SCALE for v in geometry.cube_center(owner))
-        half = round(0.8 * d)
-        x0, y0 = max(0, round(cx) - half), max(0, round(cy) - half)
-        crop = field_image[y0 : round(cy) + half, x0 : round(cx) + half]
+        half, wide = round(0.6 * d), round(0.8 * d)
+        crop = field_image[max(0, round(cy) - half) : round(cy) + half, max(0, round(cx) - half) : round(cx) + half]
         if crop.shape[0] < size + 2 or crop.shape[1] < size + 2:
             continue
         # A number seen where no cube-shaped face stands out is doubtful, not ruled out: the
-        # face test misses cubes close in colour to the bar.
-        shaped = _face_here(crop, 0.9 * d)
+        # face test misses cubes close in colour to the bar. It needs room round the cube.
+        around = field_image[max(0, round(cy) - wide) : round(cy) + wide, max(0, round(cx) - wide) : round(cx) + wide]
+        shaped = _face_here(around, 0.9 * d)
         ink = _ink(crop)
         for scale in (0.9, 1.1):
             n = max(10, round(size * scale))
