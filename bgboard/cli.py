@@ -243,7 +243,10 @@ def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_vision_dice(args: argparse.Namespace, out: TextIO) -> int:
     """Find and read the six-sided dice in any top-down photo."""
-    from vision.dice import read_dice
+    try:
+        from vision.dice import read_dice
+    except ImportError:
+        raise CliError("this build of bgboard has no dice reader yet") from None
     from vision.frames import read_image
 
     dice = read_dice(read_image(args.image))
