@@ -40,6 +40,9 @@ from vision.profile import ROBUST_CLIP, Gaussian, Profile
 #: Softening of the per-point scores before they become probabilities: the samples along a
 #: point are not independent, so their log-likelihoods overstate the evidence.
 TEMPERATURE = 4.0
+#: The largest loss in a point's score (softened log-likelihood) accepted to add back a checker
+#: that the fifteen-a-side count says was missed.
+ADD_BACK = 4.0
 #: How far (L, a, b) a bare spot may drift from its look at calibration: noise, a little light.
 SPOT_SPREAD = (14.0, 7.0, 7.0)
 #: A colour sample this far (squared, in standard deviations) from every model is foreign to
@@ -300,24 +303,39 @@ class BoardReader:
         )
 
     def _conserve(self, logits: np.ndarray, choice: np.ndarray, bar: tuple[int, int]) -> np.ndarray:
-        """Cut stacks back until no side has more than fifteen checkers, at the least cost."""
+        """Make each side's count add up, at the least cost in the scores.
+
+        No side has more than fifteen checkers: stacks are cut back. And a side that still has
+        a checker outside its home board (or on the bar) has, in play, almost always borne off
+        none: when fewer than fifteen are seen, the checkers most likely missed are added back,
+        as long as each addition was a close call.
+        """
         choice = choice.copy()
         for side in (0, 1):
-            while True:
-                counts = [_count(int(c)) for c in choice]
-                total = sum(c for c in counts if (c > 0 if side == 0 else c < 0)) * (1 if side == 0 else -1)
-                if total + bar[side] <= 15:
+            counts, total = _seen(choice, side, bar[side])
+            while total > 15:
+                options = [
+                    (float(logits[choice[i], i] - logits[_pick(side, size), i]), i, _pick(side, size))
+                    for i, c in enumerate(counts)
+                    if c > 0
+                    for size in range(c)
+                ]
+                _, index, pick = min(options)
+                choice[index] = pick
+                counts, total = _seen(choice, side, bar[side])
+            home = range(0, 6) if side == 0 else range(18, 24)
+            outside = bar[side] > 0 or any(c > 0 for i, c in enumerate(counts) if i not in home)
+            while total < 15 and outside:
+                options = [
+                    (float(logits[choice[i], i] - logits[_pick(side, max(c, 0) + 1), i]), i, _pick(side, max(c, 0) + 1))
+                    for i, c in enumerate(counts)
+                    if c >= 0 and max(c, 0) + 1 <= MAX_STACK
+                ]
+                cost, index, pick = min(options)
+                if cost > ADD_BACK:
                     break
-                best: tuple[float, int, int] | None = None
-                for index, c in enumerate(counts):
-                    if (c > 0) if side == 0 else (c < 0):
-                        for size in range(abs(c)):
-                            pick = side * (MAX_STACK + 1) + size if size else 0
-                            cost = float(logits[choice[index], index] - logits[pick, index])
-                            if best is None or cost < best[0]:
-                                best = (cost, index, pick)
-                assert best is not None
-                choice[best[1]] = best[2]
+                choice[index] = pick
+                counts, total = _seen(choice, side, bar[side])
         return choice
 
     def _arm_over_frame(self, image: np.ndarray) -> bool:
@@ -374,6 +392,18 @@ class BoardReader:
             counts.append(int(score.argmax()))
             conf *= float(prob.max())
         return (counts[0], counts[1]), conf
+
+
+def _seen(picks: np.ndarray, side: int, on_bar: int) -> tuple[list[int], int]:
+    """Counts per point from ``side``'s point of view (its checkers positive), and its total."""
+    sign = 1 if side == 0 else -1
+    counts = [_count(int(c)) * sign for c in picks]
+    return counts, sum(c for c in counts if c > 0) + on_bar
+
+
+def _pick(side: int, size: int) -> int:
+    """The row of the flattened score table for ``size`` checkers of ``side`` (0 or 1)."""
+    return side * (MAX_STACK + 1) + size if size else 0
 
 
 def _count(pick: int) -> int:
