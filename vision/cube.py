@@ -104,6 +104,7 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
     size = max(12, round(0.62 * d))
     best: tuple[float, int, int | None, bool] | None = None
     scores: list[float] = []
+    places = []
     for owner in (None, 1, 2):
         cx, cy = (v * SCALE for v in geometry.cube_center(owner))
         half, wide = round(0.6 * d), round(0.8 * d)
@@ -113,7 +114,10 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
         # A number seen where no cube-shaped face stands out is doubtful, not ruled out: the
         # face test misses cubes close in colour to the bar. It needs room round the cube.
         around = field_image[max(0, round(cy) - wide) : round(cy) + wide, max(0, round(cx) - wide) : round(cx) + wide]
-        shaped = _face_here(around, 0.9 * d)
+        places.append((owner, crop, _face_here(around, 0.9 * d)))
+    # There is one cube: when exactly one place shows a face, only its number is read.
+    faces = [place for place in places if place[2]]
+    for owner, crop, shaped in faces if len(faces) == 1 else places:
         ink = _ink(crop)
         for scale in (0.9, 1.1):
             n = max(10, round(size * scale))
