@@ -14,6 +14,8 @@ round) compared with a checker's smooth top and the bare point.
 
 from __future__ import annotations
 
+import itertools
+
 import cv2
 import numpy as np
 
@@ -112,32 +114,36 @@ def check_corners(corners: np.ndarray, image: np.ndarray) -> None:
         )
 
 
-def measure_bar_fraction(image: np.ndarray, corners: np.ndarray) -> float:
-    """The bar strip's width as a fraction of the field's width (0 when there is none).
+def fit_bar_fraction(image: np.ndarray, corners: np.ndarray) -> float:
+    """The bar width that splits the field's edges best into twelve points and a bar.
 
-    Columns of the field that cross points change colour along their length (triangle, then
-    the board between triangles); the bar strip is an even band in the middle.
+    Near the edges each point is one colour across its whole width (the base of its triangle,
+    or a checker standing on it), so the colour along a line close to the edge changes at the
+    points' boundaries and is even between them; the right bar width puts the boundaries where
+    the changes are.
     """
-    h = field_homography(corners)
-    field = rectify(image, h)
-    lab = cv2.cvtColor(field, cv2.COLOR_BGR2LAB).astype(np.float32)
+    field = rectify(image, field_homography(corners))
+    lab = cv2.cvtColor(field, cv2.COLOR_BGR2LAB).astype(np.float64)
     rows = lab.shape[0]
-    band = np.concatenate([lab[int(rows * 0.05) : int(rows * 0.4)], lab[int(rows * 0.6) : int(rows * 0.95)]])
-    variation = band.std(axis=0).sum(axis=1)
-    variation = np.convolve(variation, np.ones(5) / 5, mode="same")
-    middle = lab.shape[1] // 2
-    level = float(np.median(variation))
-    quiet = variation < 0.35 * level
-    if not quiet[middle]:
-        return 0.0
-    left = middle
-    while left > 0 and quiet[left - 1]:
-        left -= 1
-    right = middle
-    while right < len(quiet) - 1 and quiet[right + 1]:
-        right += 1
-    fraction = (right - left + 1) / lab.shape[1]
-    return round(fraction, 4) if 0.02 <= fraction <= 0.25 else 0.0
+    edges = [lab[int(rows * 0.02) : int(rows * 0.1)], lab[int(rows * 0.9) : int(rows * 0.98)]]
+    profiles = [band.mean(axis=0) for band in edges]  # each: width x 3
+    width = lab.shape[1]
+    best = (np.inf, 0.0)
+    for fraction in np.round(np.arange(0.0, 0.2, 0.0025), 4):
+        bar = width * fraction
+        point = (width - bar) / 12
+        cuts = [k * point for k in range(7)] + [6 * point + bar + k * point for k in range(7)]
+        spread = 0.0
+        for profile in profiles:
+            for a, b in itertools.pairwise(cuts):
+                # Stay clear of the boundary itself, where the two colours blend.
+                lo, hi = round(a + 0.15 * point), round(b - 0.15 * point)
+                if hi > lo:
+                    segment = profile[lo:hi]
+                    spread += float(((segment - segment.mean(axis=0)) ** 2).sum())
+        if spread < best[0]:
+            best = (spread, float(fraction))
+    return best[1]
 
 
 def calibrate(
@@ -162,13 +168,13 @@ def calibrate(
         corners = find_markers(image)
         source = "markers"
     check_corners(corners, image)
+    shown = position if position is not None else Position.STARTING
     if bar_fraction is None:
-        bar_fraction = measure_bar_fraction(image, corners)
+        bar_fraction = fit_bar_fraction(image, corners)
     if not 0.0 <= bar_fraction < 0.5:
         raise CalibrationError(
             f"the bar width must be a fraction of the field's width from 0 to 0.5, not {bar_fraction}"
         )
-    shown = position if position is not None else Position.STARTING
     points, bar, _ = shown.to_absolute(1)
     profile = Profile(
         image_size=(image.shape[1], image.shape[0]),

@@ -39,7 +39,7 @@ from vision.profile import ROBUST_CLIP, Gaussian, Profile
 
 #: Softening of the per-point scores before they become probabilities: the samples along a
 #: point are not independent, so their log-likelihoods overstate the evidence.
-TEMPERATURE = 4.0
+TEMPERATURE = 3.0
 #: The largest loss in a point's score (softened log-likelihood) accepted to add back a checker
 #: that the fifteen-a-side count says was missed.
 ADD_BACK = 4.0
