@@ -195,10 +195,11 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
 def _vision_errors() -> tuple[type[Exception], ...]:
     from vision.calibration import CalibrationError
+    from vision.dice import DiceModelError
     from vision.frames import CameraError
     from vision.profile import ProfileError
 
-    return CalibrationError, CameraError, ProfileError
+    return CalibrationError, CameraError, ProfileError, DiceModelError
 
 
 def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
@@ -243,10 +244,7 @@ def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
 
 def cmd_vision_dice(args: argparse.Namespace, out: TextIO) -> int:
     """Find and read the six-sided dice in any top-down photo."""
-    try:
-        from vision.dice import read_dice
-    except ImportError:
-        raise CliError("this build of bgboard has no dice reader yet") from None
+    from vision.dice import read_dice
     from vision.frames import read_image
 
     dice = read_dice(read_image(args.image))

@@ -685,6 +685,11 @@ def _rounded_square(n: int, radius: float) -> np.ndarray:
     return alpha
 
 
+def pip_layout() -> dict[int, list[tuple[int, int]]]:
+    """Where the pips of each face sit, in thirds of the face from its centre (-1, 0, 1)."""
+    return {face: list(spots) for face, spots in _PIPS.items()}
+
+
 _PIPS = {
     1: [(0, 0)],
     2: [(-1, -1), (1, 1)],

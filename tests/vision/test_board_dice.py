@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: MIT
+"""Dice on a calibrated board: value, centre, half, flat or cocked, and the points under them."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from bench.seeded import self_play
+from engine.position import Position
+from vision.calibration import calibrate
+from vision.profile import Profile
+from vision.reader import BoardReader
+from vision.render import STYLES, DieSpec, Scene, random_setup, render
+
+START = tuple(Position.STARTING.to_absolute(1)[0])
+
+
+def _scene(position: Position, dice: tuple[DieSpec, ...]) -> Scene:
+    points, bar, off = position.to_absolute(1)
+    return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
+
+
+@pytest.fixture(scope="module")
+def classic() -> tuple[BoardReader, Profile]:
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=1)
+    profile = calibrate(shot.image, shot.corners)
+    return BoardReader(profile), profile
+
+
+def _centre(box: tuple[int, int, int, int]) -> tuple[float, float]:
+    x, y, w, h = box
+    return x + w / 2, y + h / 2
+
+
+def test_two_flat_dice_are_read_with_their_half_and_centre(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    rng = random.Random(4)
+    right = total = 0
+    for i, position in enumerate(self_play(random.Random(31), 12)):
+        half = rng.choice(["left", "right"])
+        dice = (DieSpec(rng.randint(1, 6), half=half), DieSpec(rng.randint(1, 6), half=half))
+        shot = render(_scene(position, dice), style=STYLES["classic"], seed=300 + i)
+        reading = reader.read(shot.image)
+        assert len(reading.dice) == 2, position.position_id()
+        # Each die read is one of those drawn: same half, centre within a third of a die.
+        for die in reading.dice:
+            assert die.flat and die.half == half
+            distances = [np.hypot(die.center[0] - cx, die.center[1] - cy) for cx, cy in map(_centre, shot.dice_boxes)]
+            nearest = int(np.argmin(distances))
+            assert distances[nearest] < 0.35 * max(shot.dice_boxes[nearest][2:])
+            right += die.value == dice[nearest].value
+            total += 1
+        # The dice hide parts of points: what they cover counts for nothing, not against.
+        assert reading.points == tuple(position.to_absolute(1)[0]), position.position_id()
+        assert not reading.occluded
+    assert right >= total - 1
+
+
+def test_a_cocked_die_is_called(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    called = 0
+    for i in range(8):
+        dice = (DieSpec(1 + i % 6, half="right", flat=False), DieSpec(1 + (i + 3) % 6, half="right"))
+        shot = render(Scene(points=START, dice=dice), style=STYLES["classic"], seed=700 + i)
+        reading = reader.read(shot.image)
+        flats = sorted(d.flat for d in reading.dice)
+        called += flats == [False, True]
+    assert called >= 7
+
+
+def test_a_die_resting_on_a_checker_is_cocked(classic: tuple[BoardReader, Profile]) -> None:
+    reader, profile = classic
+    geometry = profile.geometry
+    # Player 1's 6-point holds five checkers; a die lying on the second of them.
+    x = geometry.point_center_x(6)
+    y = geometry.checker_diameter * 1.5
+    row, _ = geometry.column(6)
+    if row != 0:
+        y = 1000 - y
+    shot = render(Scene(points=START, dice=(DieSpec(4, position=(x, y)),)), style=STYLES["classic"], seed=11)
+    reading = reader.read(shot.image)
+    assert [d.flat for d in reading.dice] == [False]
+
+
+def test_dice_are_read_on_other_boards_and_lights() -> None:
+    rng = np.random.default_rng(17)
+    right = total = 0
+    for i in range(8):
+        style, camera, lighting = random_setup(rng)
+        shot = render(Scene(points=START), style=style, camera=camera, lighting=lighting, seed=40 + i)
+        reader = BoardReader(calibrate(shot.image, shot.corners))
+        dice = (DieSpec(1 + i % 6, half="left"), DieSpec(6 - i % 6, half="left"))
+        frame = render(Scene(points=START, dice=dice), style=style, camera=camera, lighting=lighting, seed=60 + i)
+        values = sorted(d.value for d in reader.read(frame.image).dice)
+        right += values == sorted(d.value for d in dice)
+        total += 1
+    assert right >= total - 1
+
+
+def test_reading_without_dice_skips_them(classic: tuple[BoardReader, Profile]) -> None:
+    reader, _ = classic
+    shot = render(Scene(points=START, dice=(DieSpec(3), DieSpec(5))), style=STYLES["classic"], seed=5)
+    assert reader.read(shot.image, dice=False).dice == ()
+    assert len(reader.read(shot.image).dice) == 2
