@@ -9,7 +9,8 @@ Run from the project root::
   labelled dice found and the share of found dice read right (see ``bench/vision_dice.py``).
 - Boards: positions met in random self-play, each rendered with a random board style, camera
   pose and lamp (``vision.render``); each setup is calibrated on its own rendered starting
-  position, as a user would. Share of boards read exactly right and of points right; on frames
+  position, as a user would; two dice lie on one half of each (one in twelve cocked). Share of
+  boards read exactly right and of points right; dice read right (value, half, flat); on frames
   with a hand over the board, how often the reading says "occluded", and how many confident
   wrong readings there are.
 - Speed, one core: median time to read a 1280x720 frame, and of the motion gate per frame.
@@ -33,17 +34,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.seeded import self_play
 from engine.position import Position
 from vision.calibration import calibrate
-from vision.reader import BoardReader
-from vision.render import Scene, random_setup, render
+from vision.reader import BoardReader, BoardReading
+from vision.render import DieSpec, Scene, random_setup, render
 from vision.stabiliser import MotionGate
 
 #: A reading this confident must be right.
 CONFIDENT = 0.9
+#: Share of thrown dice that come to rest cocked (leaning on a checker or the rim).
+COCKED = 0.08
 
 
-def _scene(position: Position) -> Scene:
+def _scene(position: Position, dice: tuple[DieSpec, ...] = ()) -> Scene:
     points, bar, off = position.to_absolute(1)
-    return Scene(points=tuple(points), bar=bar, off=off)
+    return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
+
+
+def _roll(rng: np.random.Generator) -> tuple[DieSpec, ...]:
+    """Two dice thrown on one half, now and then one of them cocked."""
+    half = "left" if rng.random() < 0.5 else "right"
+    return tuple(DieSpec(value=int(rng.integers(1, 7)), half=half, flat=bool(rng.random() > COCKED)) for _ in range(2))
+
+
+def _dice_right(reading: BoardReading, dice: tuple[DieSpec, ...]) -> tuple[int, int]:
+    """How many dice were read right (value, half, flat or cocked), and how many cocked called so."""
+    seen = sorted((d.value, d.half, d.flat) for d in reading.dice)
+    truth = sorted((d.value, d.half, d.flat) for d in dice)
+    right = sum(min(seen.count(t), truth.count(t)) for t in set(truth))
+    cocked = sum(min(seen.count(t), truth.count(t)) for t in set(truth) if not t[2])
+    return right, cocked
 
 
 def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
@@ -57,12 +75,14 @@ def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
     gate_times: list[float] = []
     failures: list[str] = []
     hand_total = hand_flagged = hand_confident_wrong = 0
+    dice_right = dice_total = cocked_called = cocked_total = dice_extra = 0
     for i, position in enumerate(positions):
         style, camera, lighting = random_setup(rng)
         shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed + i)
         profile = calibrate(shot.image, shot.corners)
         reader = BoardReader(profile)
-        scene = _scene(position)
+        dice = _roll(rng)
+        scene = _scene(position, dice)
         frame = render(scene, style=style, camera=camera, lighting=lighting, seed=seed + 7919 * (i + 1)).image
         t0 = time.perf_counter()
         reading = reader.read(frame)
@@ -72,6 +92,12 @@ def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
         t0 = time.perf_counter()
         gate.feed(frame, 0.1)
         gate_times.append(time.perf_counter() - t0)
+        got, cocked = _dice_right(reading, dice)
+        dice_right += got
+        dice_total += len(dice)
+        cocked_called += cocked
+        cocked_total += sum(not d.flat for d in dice)
+        dice_extra += max(0, len(reading.dice) - len(dice))
         right = sum(1 for a, b in zip(reading.points, scene.points, strict=True) if a == b)
         points_right += right
         ok = right == 24 and reading.bar == scene.bar
@@ -95,6 +121,10 @@ def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
         "boards_exact": exact / boards,
         "points_right": points_right / (24 * boards),
         "confident_wrong_boards": confident_wrong,
+        "dice_read_right": dice_right / dice_total if dice_total else None,
+        "cocked_dice": cocked_total,
+        "cocked_called": cocked_called / cocked_total if cocked_total else None,
+        "dice_extra": dice_extra,
         "hand_frames": hand_total,
         "hand_flagged_occluded": hand_flagged / hand_total if hand_total else None,
         "hand_confident_wrong": hand_confident_wrong,
@@ -131,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  read exactly right     {b['boards_exact']:.2%}   (goal 99.5%)")
     print(f"  points right           {b['points_right']:.3%}  (goal 99.9%)")
     print(f"  confident wrong boards {b['confident_wrong_boards']}")
+    print(
+        f"  dice read right (value, half, flat) {b['dice_read_right']:.2%}; cocked dice {b['cocked_dice']},"
+        f" called cocked {b['cocked_called']:.1%}; readings of no die {b['dice_extra']}"
+    )
     print(
         f"  frames with a hand: {b['hand_frames']}, flagged occluded {b['hand_flagged_occluded']:.1%},"
         f" confident wrong {b['hand_confident_wrong']}"

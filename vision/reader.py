@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.cube import read_cube, read_track
+from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
 from vision.features import (
     CHECKER,
     EDGE,
@@ -26,6 +27,7 @@ from vision.features import (
     MAX_BAR,
     MAX_STACK,
     RING,
+    SCALE,
     STEPS,
     TOP,
     FieldSampler,
@@ -35,6 +37,7 @@ from vision.features import (
     expected_bar,
     rectify,
 )
+from vision.geometry import FIELD_W
 from vision.profile import ROBUST_CLIP, Gaussian, Profile
 
 #: Softening of the per-point scores before they become probabilities: the samples along a
@@ -54,6 +57,20 @@ FOREIGN_SAMPLES = 3
 #: pixels changed that means an arm is over it.
 BORDER_CHANGE = 12
 BORDER_SHARE = 0.004
+#: The detector sees the rectified field at the scale that makes a die of this many pixels
+#: out of one about half a checker across: well inside the sizes it finds at one level.
+DIE_PIXELS = 16.0
+#: The sides a die may have, in checker diameters: real dice are 0.4 to 0.5 of a checker (the
+#: renderer draws 0.65), and the detector's box takes in the die's sides and a little more; a
+#: checker's box is 1.2 or more.
+DIE_SIZE = (0.3, 1.05)
+#: A die's top face seen from above is square; one leaning on something shows it foreshortened.
+#: Below this ratio of its sides the die is cocked; up to FLAT_SURE it is a close call.
+FLAT_RATIO = 0.8
+FLAT_SURE = 0.88
+#: How far (Lab) the top face's colour strays across it; the side faces, turned from the lamp,
+#: lie further from it.
+FACE_SPREAD = 16.0
 
 
 def _stack_prior() -> np.ndarray:
@@ -228,19 +245,30 @@ class BoardReader:
         ring_any = np.logaddexp(rim, bare) - math.log(2)
         return np.stack([edge, top, flat, seam_any]), np.stack([rim, bare, ring_any])
 
-    def _point_scores(self, feats: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-        """Scores of every stack on every point: (2 sides, 16 sizes, 24 points), and samples' fit."""
+    def _point_scores(
+        self, feats: dict[str, np.ndarray], under: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Scores of every stack on every point: (2 sides, 16 sizes, 24 points), and samples' fit.
+
+        :param under: samples (24 x STEPS) covered by a die: they tell nothing of the stack.
+        """
         colour = feats["points_colour"]
         seam = feats["points_seam"][..., None]
         ring = feats["points_ring"][..., None]
         ll_empty = self._empty_ll(colour)
         ll_p = [self._ll("p1", colour), self._ll("p2", colour)]
+        if under is not None and under.any():
+            for ll in (ll_empty, *ll_p):
+                ll[under] = 0.0
         ll_any = np.logaddexp(np.logaddexp(ll_empty, ll_p[0]), ll_p[1]) - math.log(3)
         j = np.arange(STEPS)[None, None, :]
         at = np.arange(24)[None, :, None]
         scores = []
         for side in (0, 1):
             seam_stack, ring_stack = self._shape_stacks(f"p{side + 1}", seam, ring)
+            if under is not None and under.any():
+                seam_stack[:, under] = 0.0
+                ring_stack[:, under] = 0.0
             colour_stack = np.stack([ll_empty, ll_p[side], ll_any])
             score = (
                 colour_stack[self._point_colour[:, None, :], at, j].sum(axis=2)
@@ -252,16 +280,20 @@ class BoardReader:
 
     # -- reading -----------------------------------------------------------------------------
 
-    def read(self, image: np.ndarray, *, cube: bool = True) -> BoardReading:
+    def read(self, image: np.ndarray, *, cube: bool = True, dice: bool = True) -> BoardReading:
         """Read one frame (BGR, the size the profile was made for).
 
         :param cube: also read the cube or doubling-track counter (a few milliseconds more).
+        :param dice: also read the dice (a few milliseconds more); the point samples under a
+            die then count for nothing.
         :raises ProfileError: the frame's size is not the profile's.
         """
         self.profile.check_frame(image)
         field_image = rectify(image, self.homography)
         feats = self.sampler.sample(field_image)
-        scores, _ = self._point_scores(feats)
+        found_dice = self._find_dice(field_image, image) if dice else []
+        under = self._under_dice(found_dice)
+        scores, _ = self._point_scores(feats, under)
         # Logits over (side, size) for every point: scores softened, plus the stack prior.
         logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
         logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
@@ -281,7 +313,7 @@ class BoardReader:
             rest[pick] = 0
             runner = int(rest.argmax())
             alternatives.append((_count(runner), float(rest[runner])))
-        hidden = self._hidden_points(feats)
+        hidden = self._hidden_points(feats, under)
         arm = self._arm_over_frame(image)
         on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
@@ -295,6 +327,7 @@ class BoardReader:
             points=tuple(points),
             bar=bar,
             off=off,
+            dice=tuple(self._board_die(field_image, box, value, conf, points) for box, value, conf in found_dice),
             cube=None if found is None else CubeReading(found.value, found.owner, found.confidence),
             occluded=occluded,
             confidence=total,
@@ -353,8 +386,11 @@ class BoardReader:
         share = float(np.count_nonzero(solid)) / np.count_nonzero(mask)
         return bool(share > BORDER_SHARE)
 
-    def _hidden_points(self, feats: dict[str, np.ndarray]) -> set[int]:
-        """Points with several samples unlike anything on this board (a hand over them)."""
+    def _hidden_points(self, feats: dict[str, np.ndarray], under: np.ndarray | None = None) -> set[int]:
+        """Points with several samples unlike anything on this board (a hand over them).
+
+        Samples under a die (``under``) are the die's, not foreign.
+        """
         colour = feats["points_colour"]
         distances = [self.models["p1"].mahalanobis(colour), self.models["p2"].mahalanobis(colour)]
         for parity in (0, 1):
@@ -364,8 +400,105 @@ class BoardReader:
                 mask = np.asarray([(i + 1) % 2 == parity for i in range(24)])[:, None]
                 distances.append(np.where(mask, d, np.inf))
         nearest = np.minimum.reduce(distances)
-        foreign = (nearest > FOREIGN).sum(axis=1)
+        outside = nearest > FOREIGN
+        if under is not None:
+            outside &= ~under
+        foreign = outside.sum(axis=1)
         return {int(i) for i in np.flatnonzero(foreign >= FOREIGN_SAMPLES)}
+
+    # -- dice --------------------------------------------------------------------------------
+
+    def _die_crop(self, image: np.ndarray, box: np.ndarray) -> np.ndarray:
+        """The classifier's crop of a die found on the half-size field, taken from the frame.
+
+        The frame has more pixels on a die than the half-size field: pips a pixel or two wide
+        there are clear here. The crop is warped straight out of the frame, square on the field.
+        """
+        x, y, w, h = (float(v) / SCALE for v in box[:4])
+        side = max(w, h) * CLS_MARGIN
+        step = side / CLS_SIZE
+        left, top = x + w / 2 - side / 2 + step / 2, y + h / 2 - side / 2 + step / 2
+        crop_to_field = np.array([[step, 0.0, left], [0.0, step, top], [0.0, 0.0, 1.0]])
+        return cv2.warpPerspective(
+            image,
+            self.homography @ crop_to_field,
+            (CLS_SIZE, CLS_SIZE),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+
+    def _find_dice(self, field_image: np.ndarray, image: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
+        """Dice on the rectified field: ``(box x, y, w, h in its pixels, face, confidence)``.
+
+        The detector runs at the one scale that suits dice on this board; boxes of the wrong
+        size for a die, or where the cube or track counter lies, are not dice; the classifier
+        drops what is more likely no die than any face.
+        """
+        d = self.sampler.d
+        scale = min(1.0, DIE_PIXELS / (0.5 * d))
+        boxes = detect(field_image, scales=[scale])
+        geometry = self.profile.geometry
+        cube_spots = [geometry.cube_center(owner) for owner in (None, 1, 2)]
+        if self.profile.cube_kind == "track":
+            cube_spots += [geometry.track_center(1, None)]
+            cube_spots += [geometry.track_center(v, o) for o in (1, 2) for v in (2, 4, 8, 16, 32, 64)]
+        kept = []
+        for box in boxes[:, :4]:
+            x, y, w, h = (float(v) for v in box)
+            cx, cy = x + w / 2, y + h / 2
+            if not DIE_SIZE[0] * d <= max(w, h) <= DIE_SIZE[1] * d:
+                continue
+            if any(math.hypot(cx - sx * SCALE, cy - sy * SCALE) < 0.45 * d for sx, sy in cube_spots):
+                continue
+            kept.append(box)
+        if not kept:
+            return []
+        probs = face_probabilities(np.stack([self._die_crop(image, b) for b in kept]))
+        found = []
+        for box, p in zip(kept, probs, strict=True):
+            face = int(np.argmax(p[:NOT_A_DIE]))
+            if p[NOT_A_DIE] < p[face]:
+                found.append((box, face + 1, float(p[face])))
+        return found
+
+    def _under_dice(self, dice: list[tuple[np.ndarray, int, float]]) -> np.ndarray:
+        """Which point samples (24 x STEPS) a die covers."""
+        under = np.zeros(self.sampler.points.shape[:2], dtype=bool)
+        for (x, y, w, h), _, _ in dice:
+            reach = self.sampler.radius
+            px, py = self.sampler.points[..., 0], self.sampler.points[..., 1]
+            under |= (px > x - reach) & (px < x + w + reach) & (py > y - reach) & (py < y + h + reach)
+        return under
+
+    def _board_die(
+        self, field_image: np.ndarray, box: np.ndarray, value: int, confidence: float, points: list[int]
+    ) -> DieOnBoard:
+        """A found die in the frame's terms: centre in image pixels, half, flat, confidence.
+
+        A die is cocked when its top face is not square from above (it leans on something) or
+        when it lies where a checker stands (it rests on the checker).
+        """
+        x, y, w, h = (float(v) for v in box)
+        cx, cy = x + w / 2, y + h / 2
+        ratio = _top_face_ratio(field_image, (x, y, w, h))
+        flat = ratio is None or ratio >= FLAT_RATIO
+        if ratio is None:
+            # Whether it lies flat cannot be seen: the reading is no surer than a coin.
+            confidence *= 0.5
+        elif flat and ratio < FLAT_SURE:
+            confidence *= 0.5 + 0.5 * (ratio - FLAT_RATIO) / (FLAT_SURE - FLAT_RATIO)
+        d = self.sampler.d
+        for index, count in enumerate(points):
+            for k in range(min(abs(count), 5)):
+                sx, sy = self.sampler.points[index, 2 * k]
+                if math.hypot(cx - sx, cy - sy) < 0.45 * d:
+                    flat = False
+        fx, fy = cx / SCALE, cy / SCALE
+        ix, iy, iw = self.homography @ np.array([fx, fy, 1.0])
+        half = "left" if fx < FIELD_W / 2 else "right"
+        return DieOnBoard(
+            value=value, center=(float(ix / iw), float(iy / iw)), flat=flat, half=half, confidence=confidence
+        )
 
     def _read_bar(self, feats: dict[str, np.ndarray]) -> tuple[tuple[int, int], float]:
         """Checkers on the bar for each player, and the confidence of both counts."""
@@ -392,6 +525,69 @@ class BoardReader:
             counts.append(int(score.argmax()))
             conf *= float(prob.max())
         return (counts[0], counts[1]), conf
+
+
+def _top_face_ratio(field_image: np.ndarray, box: tuple[float, float, float, float]) -> float | None:
+    """The ratio of the shorter to the longer side of a die's top face, seen from above.
+
+    The top face is what has the die's colour (taken in the middle of its box, where the pips
+    are few against the body) connected to the middle, cut from the board round it at half the
+    colour distance between the two, its pips filled in and anything thin cut off. A die leaning
+    on something shows its top face foreshortened, and a side face in its shadow. ``None`` when
+    the die cannot be told from what lies round it (a dark die on dark wood, a white die touching
+    a white checker).
+    """
+    x, y, w, h = box
+    grow = 0.3 * max(w, h)
+    x0, y0 = max(0, int(x - grow)), max(0, int(y - grow))
+    x1 = min(field_image.shape[1], math.ceil(x + w + grow))
+    y1 = min(field_image.shape[0], math.ceil(y + h + grow))
+    crop = cv2.cvtColor(field_image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    if min(crop.shape[:2]) < 6:
+        return None
+    cx, cy = x + w / 2 - x0, y + h / 2 - y0
+    r = max(1, round(0.25 * min(w, h)))
+    core = crop[max(0, round(cy) - r) : round(cy) + r + 1, max(0, round(cx) - r) : round(cx) + r + 1]
+    if core.size == 0:
+        return None
+    body = np.median(core.reshape(-1, 3), axis=0)
+    rim = np.concatenate(
+        [crop[:2].reshape(-1, 3), crop[-2:].reshape(-1, 3), crop[:, :2].reshape(-1, 3), crop[:, -2:].reshape(-1, 3)]
+    )
+    around = np.median(rim, axis=0)
+    gap = float(np.linalg.norm(body - around))
+    if gap < 25.0:
+        return None
+    near = (np.sqrt(((crop - body) ** 2).sum(axis=2)) < min(0.5 * gap, FACE_SPREAD)).astype(np.uint8)
+    side = max(w, h)
+
+    def disc(share: float) -> np.ndarray:
+        k = max(3, round(share * side) | 1)
+        return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+
+    # Pips filled in; then whatever of the die's colour is narrower than a good part of a die
+    # (the tip of a light point it lies on, a checker's rim) cut away.
+    near = cv2.morphologyEx(near, cv2.MORPH_CLOSE, disc(0.3))
+    near = cv2.morphologyEx(near, cv2.MORPH_OPEN, disc(0.3))
+    count, labels = cv2.connectedComponents(near)
+    # The middle may be a pip (faces 1, 3, 5): the face is the commonest part round it.
+    middle = labels[max(0, round(cy) - r) : round(cy) + r + 1, max(0, round(cx) - r) : round(cx) + r + 1]
+    votes = np.bincount(middle.ravel(), minlength=count)
+    votes[0] = 0
+    if count < 2 or votes.max() == 0:
+        return None
+    mine = labels == int(votes.argmax())
+    # Only what lies in the die's box counts: a light point or checker it touches runs on
+    # beyond it.
+    bx0, by0 = max(0, round(x - x0 - 0.05 * w)), max(0, round(y - y0 - 0.05 * h))
+    bx1, by1 = round(x - x0 + 1.05 * w), round(y - y0 + 1.05 * h)
+    inside = np.zeros_like(mine)
+    inside[by0:by1, bx0:bx1] = True
+    ys, xs = np.nonzero(mine & inside)
+    if len(xs) < 12:
+        return None
+    (_, _), (a, b), _ = cv2.minAreaRect(np.stack([xs, ys], axis=1).astype(np.float32))
+    return float(min(a, b) / max(a, b, 1e-6))
 
 
 def _seen(picks: np.ndarray, side: int, on_bar: int) -> tuple[list[int], int]:
