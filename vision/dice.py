@@ -10,8 +10,9 @@ ONNX files shipped in ``vision/models`` (trained by ``tools/train_dice.py``):
   cell per :data:`DET_STRIDE` pixels. The levels' boxes are pooled and overlaps suppressed;
 - a *face classifier* on a square colour crop around each box (:data:`CLS_SIZE` pixels, the box
   grown by :data:`CLS_MARGIN`), with seven classes: faces 1 to 6 and "not a die". Its logits
-  are divided by a temperature fitted on photos kept out of training, so the probability of
-  the face it reads is a calibrated confidence.
+  are divided by a temperature fitted on photos kept out of training, and its probabilities
+  averaged over the crop turned four ways, so the probability of the face it reads is a
+  confidence to go by.
 
 A box whose crop is more likely "not a die" than any face is dropped.
 
@@ -77,8 +78,8 @@ class DieReading:
 
     :ivar value: the face on top, 1 to 6.
     :ivar box: ``(x, y, w, h)`` of the die in image pixels.
-    :ivar confidence: how likely the value is right, 0 to 1 (calibrated: of readings at 0.9,
-        about nine in ten are right).
+    :ivar confidence: how likely the value is right, 0 to 1 (on held-out photos, readings at
+        0.9 or more are right 99 times in 100).
     """
 
     value: int
