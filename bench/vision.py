@@ -55,13 +55,17 @@ def _roll(rng: np.random.Generator) -> tuple[DieSpec, ...]:
     return tuple(DieSpec(value=int(rng.integers(1, 7)), half=half, flat=bool(rng.random() > COCKED)) for _ in range(2))
 
 
-def _dice_right(reading: BoardReading, dice: tuple[DieSpec, ...]) -> tuple[int, int]:
-    """How many dice were read right (value, half, flat or cocked), and how many cocked called so."""
+def _dice_right(reading: BoardReading, dice: tuple[DieSpec, ...]) -> tuple[int, int, int]:
+    """How many dice were read right (value, half, flat or cocked), how many cocked called so,
+    and how many cocked ones were read flat with confidence."""
     seen = sorted((d.value, d.half, d.flat) for d in reading.dice)
     truth = sorted((d.value, d.half, d.flat) for d in dice)
     right = sum(min(seen.count(t), truth.count(t)) for t in set(truth))
     cocked = sum(min(seen.count(t), truth.count(t)) for t in set(truth) if not t[2])
-    return right, cocked
+    sure_flat = sorted((d.value, d.half) for d in reading.dice if d.flat and d.confidence >= CONFIDENT)
+    missed = [(d.value, d.half) for d in dice if not d.flat]
+    wrongly_sure = sum(min(sure_flat.count(t), missed.count(t)) for t in set(missed))
+    return right, cocked, wrongly_sure
 
 
 def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
@@ -75,7 +79,7 @@ def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
     gate_times: list[float] = []
     failures: list[str] = []
     hand_total = hand_flagged = hand_confident_wrong = 0
-    dice_right = dice_total = cocked_called = cocked_total = dice_extra = 0
+    dice_right = dice_total = cocked_called = cocked_total = dice_extra = cocked_sure_flat = 0
     for i, position in enumerate(positions):
         style, camera, lighting = random_setup(rng)
         shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed + i)
@@ -92,7 +96,8 @@ def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
         t0 = time.perf_counter()
         gate.feed(frame, 0.1)
         gate_times.append(time.perf_counter() - t0)
-        got, cocked = _dice_right(reading, dice)
+        got, cocked, sure = _dice_right(reading, dice)
+        cocked_sure_flat += sure
         dice_right += got
         dice_total += len(dice)
         cocked_called += cocked
@@ -124,6 +129,7 @@ def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
         "dice_read_right": dice_right / dice_total if dice_total else None,
         "cocked_dice": cocked_total,
         "cocked_called": cocked_called / cocked_total if cocked_total else None,
+        "cocked_read_flat_confidently": cocked_sure_flat,
         "dice_extra": dice_extra,
         "hand_frames": hand_total,
         "hand_flagged_occluded": hand_flagged / hand_total if hand_total else None,
@@ -163,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  confident wrong boards {b['confident_wrong_boards']}")
     print(
         f"  dice read right (value, half, flat) {b['dice_read_right']:.2%}; cocked dice {b['cocked_dice']},"
-        f" called cocked {b['cocked_called']:.1%}; readings of no die {b['dice_extra']}"
+        f" called cocked {b['cocked_called']:.1%}, read flat with confidence {b['cocked_read_flat_confidently']};"
+        f" readings of no die {b['dice_extra']}"
     )
     print(
         f"  frames with a hand: {b['hand_frames']}, flagged occluded {b['hand_flagged_occluded']:.1%},"

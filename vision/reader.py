@@ -65,9 +65,12 @@ DIE_PIXELS = 16.0
 #: checker's box is 1.2 or more.
 DIE_SIZE = (0.3, 1.05)
 #: A die's top face seen from above is square; one leaning on something shows it foreshortened.
-#: Below this ratio of its sides the die is cocked; up to FLAT_SURE it is a close call.
-FLAT_RATIO = 0.8
-FLAT_SURE = 0.88
+#: Below this ratio of its sides the die is cocked; up to FLAT_SURE it is a close call, and the
+#: die's confidence falls. Seen at a slant, a flat die's side faces may join its top face in
+#: the picture: the threshold is low, so that a flat die is seldom called cocked (a re-roll for
+#: nothing), and a cocked one not called is at least not read flat with confidence.
+FLAT_RATIO = 0.65
+FLAT_SURE = 0.9
 #: How far (Lab) the top face's colour strays across it; the side faces, turned from the lamp,
 #: lie further from it.
 FACE_SPREAD = 16.0
@@ -437,6 +440,15 @@ class BoardReader:
         d = self.sampler.d
         scale = min(1.0, DIE_PIXELS / (0.5 * d))
         boxes = detect(field_image, scales=[scale])
+        # The detector sees grey; a red die on a green cloth, the same grey as the cloth, shows
+        # on the red-green axis instead.
+        redgreen = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB)[:, :, 1]
+        redgreen = cv2.normalize(redgreen, None, 0, 255, cv2.NORM_MINMAX)
+        more = [detect(cv2.cvtColor(redgreen, cv2.COLOR_GRAY2BGR), scales=[scale])]
+        if sum(len(m) for m in more):
+            boxes = np.concatenate([boxes, *more])
+            keep = cv2.dnn.NMSBoxes(boxes[:, :4].tolist(), boxes[:, 4].tolist(), 0.0, 0.45)
+            boxes = boxes[np.asarray(keep, dtype=np.int64).reshape(-1)]
         geometry = self.profile.geometry
         cube_spots = [geometry.cube_center(owner) for owner in (None, 1, 2)]
         if self.profile.cube_kind == "track":
