@@ -118,8 +118,9 @@ def playing_states(draw: st.DrawFn) -> MatchState:
             beaver=draw(st.booleans()),
             max_cube=draw(st.sampled_from([None, 1, 8, 4096])),
         )
-    # gnubg stops match cubes at 64; bigger ones only make scores overflow the Match ID.
-    value = 1 << draw(st.integers(0, min(options.cube_limit, 64 if length else 1 << 15).bit_length() - 1))
+    # gnubg stops match cubes at 64 and money cubes at 4096; bigger ones only make scores
+    # overflow the Match ID's fifteen bits (a 32768 cube won once is already too many points).
+    value = 1 << draw(st.integers(0, min(options.cube_limit, 64 if length else 1 << 12).bit_length() - 1))
     cube = Cube() if crawford or value == 1 else Cube(value, draw(st.sampled_from([0, 1])))
     on_roll = draw(st.sampled_from([0, 1]))
     phase = draw(st.sampled_from([Phase.ROLL, Phase.MOVE, Phase.DOUBLED]))
