@@ -435,20 +435,24 @@ class BoardReader:
 
         The detector runs at the one scale that suits dice on this board; boxes of the wrong
         size for a die, or where the cube or track counter lies, are not dice; the classifier
-        drops what is more likely no die than any face.
+        drops what is more likely no die than any face. The detector sees grey: while fewer
+        than two dice are found, it looks again on the red-green axis, where a red die on a
+        green cloth (the cloth's grey) stands out.
         """
+        scale = min(1.0, DIE_PIXELS / (0.5 * self.sampler.d))
+        found = self._read_boxes(image, detect(field_image, scales=[scale]))
+        if len(found) < 2:
+            redgreen = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB)[:, :, 1]
+            redgreen = cv2.normalize(redgreen, None, 0, 255, cv2.NORM_MINMAX)
+            more = detect(cv2.cvtColor(redgreen, cv2.COLOR_GRAY2BGR), scales=[scale])
+            # Only where the first look found no die.
+            fresh = [b for b in more if all(_overlap(b[:4], f[0]) < 0.3 for f in found)]
+            found += self._read_boxes(image, np.asarray(fresh, np.float32).reshape(-1, 5))
+        return found
+
+    def _read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
+        """The detector's boxes that can be dice, with the faces the classifier reads on them."""
         d = self.sampler.d
-        scale = min(1.0, DIE_PIXELS / (0.5 * d))
-        boxes = detect(field_image, scales=[scale])
-        # The detector sees grey; a red die on a green cloth, the same grey as the cloth, shows
-        # on the red-green axis instead.
-        redgreen = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB)[:, :, 1]
-        redgreen = cv2.normalize(redgreen, None, 0, 255, cv2.NORM_MINMAX)
-        more = [detect(cv2.cvtColor(redgreen, cv2.COLOR_GRAY2BGR), scales=[scale])]
-        if sum(len(m) for m in more):
-            boxes = np.concatenate([boxes, *more])
-            keep = cv2.dnn.NMSBoxes(boxes[:, :4].tolist(), boxes[:, 4].tolist(), 0.0, 0.45)
-            boxes = boxes[np.asarray(keep, dtype=np.int64).reshape(-1)]
         geometry = self.profile.geometry
         cube_spots = [geometry.cube_center(owner) for owner in (None, 1, 2)]
         if self.profile.cube_kind == "track":
@@ -537,6 +541,15 @@ class BoardReader:
             counts.append(int(score.argmax()))
             conf *= float(prob.max())
         return (counts[0], counts[1]), conf
+
+
+def _overlap(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two ``(x, y, w, h)`` boxes."""
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return float(inter / union) if union > 0 else 0.0
 
 
 def _top_face_ratio(field_image: np.ndarray, box: tuple[float, float, float, float]) -> float | None:
