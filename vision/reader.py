@@ -437,7 +437,8 @@ class BoardReader:
         size for a die, or where the cube or track counter lies, are not dice; the classifier
         drops what is more likely no die than any face. The detector sees grey: while fewer
         than two dice are found, it looks again on the red-green axis, where a red die on a
-        green cloth (the cloth's grey) stands out.
+        green cloth (the cloth's grey) stands out, then on the grey turned negative, where a
+        black die with white pips looks like the white dice it mostly learnt from.
         """
         scale = min(1.0, DIE_PIXELS / (0.5 * self.sampler.d))
         found = self._read_boxes(image, detect(field_image, scales=[scale]))
@@ -446,6 +447,10 @@ class BoardReader:
             redgreen = cv2.normalize(redgreen, None, 0, 255, cv2.NORM_MINMAX)
             more = detect(cv2.cvtColor(redgreen, cv2.COLOR_GRAY2BGR), scales=[scale])
             # Only where the first look found no die.
+            fresh = [b for b in more if all(_overlap(b[:4], f[0]) < 0.3 for f in found)]
+            found += self._read_boxes(image, np.asarray(fresh, np.float32).reshape(-1, 5))
+        if len(found) < 2:
+            more = detect(255 - field_image, scales=[scale])
             fresh = [b for b in more if all(_overlap(b[:4], f[0]) < 0.3 for f in found)]
             found += self._read_boxes(image, np.asarray(fresh, np.float32).reshape(-1, 5))
         return found
