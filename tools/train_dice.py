@@ -182,22 +182,11 @@ def held_out(data_dir: Path = DATA_DIR) -> list[Photo]:
 # -- matching readings to labels -------------------------------------------------------------------
 
 
-def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Pairwise IoU of ``(n, 4)`` and ``(m, 4)`` boxes ``x, y, w, h``."""
-    ax0, ay0, ax1, ay1 = a[:, 0], a[:, 1], a[:, 0] + a[:, 2], a[:, 1] + a[:, 3]
-    bx0, by0, bx1, by1 = b[:, 0], b[:, 1], b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
-    iw = np.clip(np.minimum(ax1[:, None], bx1[None]) - np.maximum(ax0[:, None], bx0[None]), 0, None)
-    ih = np.clip(np.minimum(ay1[:, None], by1[None]) - np.maximum(ay0[:, None], by0[None]), 0, None)
-    inter = iw * ih
-    union = (a[:, 2] * a[:, 3])[:, None] + (b[:, 2] * b[:, 3])[None] - inter
-    return np.asarray(inter / np.maximum(union, 1e-9))
-
-
 def match(truth: np.ndarray, found: np.ndarray, threshold: float = 0.5) -> list[tuple[int, int]]:
     """Pairs ``(truth index, found index)`` with IoU >= ``threshold``, greedily by IoU, one to one."""
     if len(truth) == 0 or len(found) == 0:
         return []
-    overlap = iou(truth, found)
+    overlap = reader.iou(truth, found)
     pairs = []
     order = np.dstack(np.unravel_index(np.argsort(-overlap, axis=None), overlap.shape))[0]
     used_t: set[int] = set()
@@ -646,7 +635,7 @@ def random_negative(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generat
         else:
             cx, cy = rng.uniform(0, width), rng.uniform(0, height)
         box = np.array([cx - size / 2, cy - size / 2, size, size])
-        if not len(boxes) or iou(box[None], boxes).max() < 0.2:
+        if not len(boxes) or reader.iou(box[None], boxes).max() < 0.2:
             return box
     return None
 
@@ -661,7 +650,7 @@ def mine_detections(forward: Any, cache: PhotoCache, threshold: float) -> list[t
     for n, (image, boxes) in enumerate(zip(cache.images, cache.boxes, strict=True)):
         got = reader.detect(image, threshold, forward)[:, :4]
         values = cache.photos[n].values
-        overlap = iou(got, boxes) if len(boxes) and len(got) else np.zeros((len(got), len(boxes)))
+        overlap = reader.iou(got, boxes) if len(boxes) and len(got) else np.zeros((len(got), len(boxes)))
         pairs = dict((f, t) for t, f in match(boxes, got))
         for f, box in enumerate(got):
             if f in pairs:

@@ -248,6 +248,17 @@ def _drop_nested(boxes: np.ndarray) -> np.ndarray:
     return boxes[kept]
 
 
+def iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise IoU of ``(n, 4)`` and ``(m, 4)`` boxes ``x, y, w, h``."""
+    ax0, ay0, ax1, ay1 = a[:, 0], a[:, 1], a[:, 0] + a[:, 2], a[:, 1] + a[:, 3]
+    bx0, by0, bx1, by1 = b[:, 0], b[:, 1], b[:, 0] + b[:, 2], b[:, 1] + b[:, 3]
+    iw = np.clip(np.minimum(ax1[:, None], bx1[None]) - np.maximum(ax0[:, None], bx0[None]), 0, None)
+    ih = np.clip(np.minimum(ay1[:, None], by1[None]) - np.maximum(ay0[:, None], by0[None]), 0, None)
+    inter = iw * ih
+    union = (a[:, 2] * a[:, 3])[:, None] + (b[:, 2] * b[:, 3])[None] - inter
+    return np.asarray(inter / np.maximum(union, 1e-9))
+
+
 def face_crop(bgr: np.ndarray, box: tuple[float, float, float, float], margin: float = CLS_MARGIN) -> np.ndarray:
     """The classifier's square crop around ``box`` (x, y, w, h), resized to :data:`CLS_SIZE`.
 

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.cube import read_cube, read_track
-from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
+from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities, iou
 from vision.features import (
     CHECKER,
     EDGE,
@@ -201,6 +201,13 @@ class BoardReader:
                 rows.append(index)
                 cols.append(j)
         self._empty_groups = {name: (np.asarray(r), np.asarray(c)) for name, (r, c) in groups.items()}
+        # Where the cube or the track counter may lie, on the half-size field: no die is read there.
+        geometry = profile.geometry
+        spots = [geometry.cube_center(owner) for owner in (None, 1, 2)]
+        if profile.cube_kind == "track":
+            spots += [geometry.track_center(1, None)]
+            spots += [geometry.track_center(v, o) for o in (1, 2) for v in (2, 4, 8, 16, 32, 64)]
+        self._cube_spots = [(x * SCALE, y * SCALE) for x, y in spots]
         self._empty_means: np.ndarray | None = None
         if profile.empty_means:
             means = np.asarray(profile.empty_means, dtype=np.float64)
@@ -442,34 +449,26 @@ class BoardReader:
         """
         scale = min(1.0, DIE_PIXELS / (0.5 * self.sampler.d))
         found = self._read_boxes(image, detect(field_image, scales=[scale]))
-        if len(found) < 2:
-            redgreen = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB)[:, :, 1]
-            redgreen = cv2.normalize(redgreen, None, 0, 255, cv2.NORM_MINMAX)
-            more = detect(cv2.cvtColor(redgreen, cv2.COLOR_GRAY2BGR), scales=[scale])
-            # Only where the first look found no die.
-            fresh = [b for b in more if all(_overlap(b[:4], f[0]) < 0.3 for f in found)]
-            found += self._read_boxes(image, np.asarray(fresh, np.float32).reshape(-1, 5))
-        if len(found) < 2:
-            more = detect(255 - field_image, scales=[scale])
-            fresh = [b for b in more if all(_overlap(b[:4], f[0]) < 0.3 for f in found)]
-            found += self._read_boxes(image, np.asarray(fresh, np.float32).reshape(-1, 5))
+        for view in (_red_green, _negative):
+            if len(found) >= 2:
+                break
+            more = detect(view(field_image), scales=[scale])
+            if found and len(more):
+                # Only where an earlier look found no die.
+                more = more[iou(more[:, :4], np.stack([f[0][:4] for f in found])).max(axis=1) < 0.3]
+            found += self._read_boxes(image, more)
         return found
 
     def _read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
         """The detector's boxes that can be dice, with the faces the classifier reads on them."""
         d = self.sampler.d
-        geometry = self.profile.geometry
-        cube_spots = [geometry.cube_center(owner) for owner in (None, 1, 2)]
-        if self.profile.cube_kind == "track":
-            cube_spots += [geometry.track_center(1, None)]
-            cube_spots += [geometry.track_center(v, o) for o in (1, 2) for v in (2, 4, 8, 16, 32, 64)]
         kept = []
         for box in boxes[:, :4]:
             x, y, w, h = (float(v) for v in box)
             cx, cy = x + w / 2, y + h / 2
             if not DIE_SIZE[0] * d <= max(w, h) <= DIE_SIZE[1] * d:
                 continue
-            if any(math.hypot(cx - sx * SCALE, cy - sy * SCALE) < 0.45 * d for sx, sy in cube_spots):
+            if any(math.hypot(cx - sx, cy - sy) < 0.45 * d for sx, sy in self._cube_spots):
                 continue
             kept.append(box)
         if not kept:
@@ -485,9 +484,9 @@ class BoardReader:
     def _under_dice(self, dice: list[tuple[np.ndarray, int, float]]) -> np.ndarray:
         """Which point samples (24 x STEPS) a die covers."""
         under = np.zeros(self.sampler.points.shape[:2], dtype=bool)
+        reach = self.sampler.radius
+        px, py = self.sampler.points[..., 0], self.sampler.points[..., 1]
         for (x, y, w, h), _, _ in dice:
-            reach = self.sampler.radius
-            px, py = self.sampler.points[..., 0], self.sampler.points[..., 1]
             under |= (px > x - reach) & (px < x + w + reach) & (py > y - reach) & (py < y + h + reach)
         return under
 
@@ -548,13 +547,16 @@ class BoardReader:
         return (counts[0], counts[1]), conf
 
 
-def _overlap(a: np.ndarray, b: np.ndarray) -> float:
-    """Intersection over union of two ``(x, y, w, h)`` boxes."""
-    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = a[2] * a[3] + b[2] * b[3] - inter
-    return float(inter / union) if union > 0 else 0.0
+def _red_green(field_image: np.ndarray) -> np.ndarray:
+    """The field on Lab's red-green axis, stretched to full range, as a BGR picture."""
+    redgreen = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB)[:, :, 1]
+    redgreen = cv2.normalize(redgreen, None, 0, 255, cv2.NORM_MINMAX)
+    return cv2.cvtColor(redgreen, cv2.COLOR_GRAY2BGR)
+
+
+def _negative(field_image: np.ndarray) -> np.ndarray:
+    """The field's negative: dark dice with light pips look like light dice with dark pips."""
+    return 255 - field_image
 
 
 def _top_face_ratio(field_image: np.ndarray, box: tuple[float, float, float, float]) -> float | None:
