@@ -24,6 +24,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -58,13 +59,12 @@ def _roll(rng: np.random.Generator) -> tuple[DieSpec, ...]:
 def _dice_right(reading: BoardReading, dice: tuple[DieSpec, ...]) -> tuple[int, int, int]:
     """How many dice were read right (value, half, flat or cocked), how many cocked called so,
     and how many cocked ones were read flat with confidence."""
-    seen = sorted((d.value, d.half, d.flat) for d in reading.dice)
-    truth = sorted((d.value, d.half, d.flat) for d in dice)
-    right = sum(min(seen.count(t), truth.count(t)) for t in set(truth))
-    cocked = sum(min(seen.count(t), truth.count(t)) for t in set(truth) if not t[2])
-    sure_flat = sorted((d.value, d.half) for d in reading.dice if d.flat and d.confidence >= CONFIDENT)
-    missed = [(d.value, d.half) for d in dice if not d.flat]
-    wrongly_sure = sum(min(sure_flat.count(t), missed.count(t)) for t in set(missed))
+    # Dice have no identity: what counts is how many of each reading the two sides share.
+    both = Counter((d.value, d.half, d.flat) for d in reading.dice) & Counter((d.value, d.half, d.flat) for d in dice)
+    right = sum(both.values())
+    cocked = sum(n for (_, _, flat), n in both.items() if not flat)
+    sure_flat = Counter((d.value, d.half) for d in reading.dice if d.flat and d.confidence >= CONFIDENT)
+    wrongly_sure = sum((sure_flat & Counter((d.value, d.half) for d in dice if not d.flat)).values())
     return right, cocked, wrongly_sure
 
 
