@@ -258,6 +258,87 @@ def cmd_vision_dice(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# -- LEDs and devices ------------------------------------------------------------------------
+
+
+def _hardware_errors() -> tuple[type[Exception], ...]:
+    from hardware.layout import LayoutError
+    from hardware.panels import PanelError
+
+    return LayoutError, PanelError
+
+
+def cmd_leds_check(args: argparse.Namespace, out: TextIO) -> int:
+    """Light each LED of the layout in turn, naming it, then every LED in each colour, then dark."""
+    from hardware.check import led_check
+    from hardware.layout import LedLayout
+    from hardware.serial_panel import open_link
+
+    if args.step_ms < 0:
+        raise CliError(f"--step-ms must not be negative, not {args.step_ms}")
+    layout = LedLayout.from_file_or_name(args.layout)
+    link = open_link(args.port, layout, boot_timeout=min(args.timeout, 3.0))
+    try:
+        led_check(
+            link,
+            layout,
+            out,
+            url=args.port,
+            step_ms=args.step_ms,
+            connect_timeout=args.timeout,
+            last_error=lambda: link.stats.last_error,
+        )
+    finally:
+        link.close()
+    return 0
+
+
+def _cameras() -> list[str]:
+    """``/dev/video*`` capture devices with their driver names, and whether picamera2 is there."""
+    import importlib.util
+    from pathlib import Path
+
+    lines = []
+    for device in sorted(Path("/dev").glob("video*"), key=lambda p: (len(p.name), p.name)):
+        name_file = Path("/sys/class/video4linux") / device.name / "name"
+        try:
+            name = name_file.read_text(encoding="utf-8", errors="replace").strip()
+        except OSError:
+            name = ""
+        lines.append(f"{device}  {name}".rstrip())
+    if not lines:
+        lines.append("no /dev/video* devices")
+    try:
+        has_picamera2 = importlib.util.find_spec("picamera2") is not None
+    except (ImportError, ValueError):
+        has_picamera2 = False
+    lines.append(
+        'picamera2: importable (use camera = "picamera2:")'
+        if has_picamera2
+        else "picamera2: not importable (on Raspberry Pi OS: sudo apt install python3-picamera2)"
+    )
+    return lines
+
+
+def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
+    """List the serial ports (for the LED controller), the cameras and the GPIO backend."""
+    from hardware.devices import gpio_backend, serial_ports
+
+    out.write("serial ports:\n")
+    ports = serial_ports()
+    if ports is None:
+        out.write("  pyserial is not installed (pip install pyserial)\n")
+    elif not ports:
+        out.write("  none found\n")
+    for port in ports or []:
+        out.write("  " + port.describe().replace("\n", "\n  ") + "\n")
+    out.write("cameras:\n")
+    for line in _cameras():
+        out.write(f"  {line}\n")
+    out.write(f"GPIO backend: {gpio_backend()}\n")
+    return 0
+
+
 # -- main ------------------------------------------------------------------------------------
 
 
@@ -323,6 +404,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7, help="seed for the dice and the players' choices")
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
     p.set_defaults(func=cmd_demo)
+
+    leds = sub.add_parser("leds", help="the board's LEDs: check the wiring")
+    lsub = leds.add_subparsers(dest="leds_command", required=True, metavar="COMMAND")
+    p = lsub.add_parser("check", help="walk every LED of the layout", description=cmd_leds_check.__doc__)
+    p.add_argument(
+        "--port", required=True, help="the LED controller's port: a device path or a pyserial URL (hwgrep://VID:PID)"
+    )
+    p.add_argument("--layout", help="the LED layout file (default: the standard layout)")
+    p.add_argument("--step-ms", type=int, default=300, help="how long each LED stays lit (default 300)")
+    p.add_argument(
+        "--timeout", type=float, default=5.0, help="seconds to wait for the controller to answer (default 5)"
+    )
+    p.set_defaults(func=cmd_leds_check)
+
+    p = sub.add_parser(
+        "devices", help="list serial ports, cameras and the GPIO backend", description=cmd_devices.__doc__
+    )
+    p.set_defaults(func=cmd_devices)
     return parser
 
 
@@ -335,6 +434,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     handled: tuple[type[Exception], ...] = (BackgammonError, CliError)
     if args.command == "vision":
         handled += _vision_errors()
+    if args.command in ("leds", "devices"):
+        handled += _hardware_errors()
     try:
         status: int = args.func(args, stream)
     except handled as exc:
