@@ -4,7 +4,8 @@
 #
 #   scripts/setup.sh          what the demo needs: Python 3.11+, a virtual environment, bgboard
 #   scripts/setup.sh --test   also the test tools and the reference programs the tests run
-#                             (GNU Backgammon from Debian, its Python bindings on x86-64)
+#                             (GNU Backgammon from Debian, its Python bindings on x86-64; the
+#                             AVR compiler and the simavr emulator that run the LED firmware)
 #
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -19,7 +20,7 @@ esac
 
 apt_packages=(python3-venv)
 if [ "$mode" = test ]; then
-  apt_packages+=(gnubg)
+  apt_packages+=(gnubg gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make)
 fi
 
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1; then
