@@ -482,12 +482,19 @@ def evaluate_detector(forward: Any, cache: PhotoCache, threshold: float) -> dict
 
 
 def train_detector(
-    train: PhotoCache, val: PhotoCache, steps: int, seed: int, log: Any = print, checkpoint: Path | None = None
+    train: PhotoCache,
+    val: PhotoCache,
+    steps: int,
+    seed: int,
+    log: Any = print,
+    checkpoint: Path | None = None,
+    start_from: Path | None = None,
 ) -> Any:
     """Train the detector for ``steps`` batches; returns the net with the best validation score.
 
     The score is the share of validation dice found less a little for each false box; the best
-    net so far is also saved to ``checkpoint``.
+    net so far is also saved to ``checkpoint``. ``start_from``: weights to go on from (a lower
+    learning rate then, as the net only needs to adjust).
     """
     import copy
 
@@ -495,8 +502,12 @@ def train_detector(
 
     torch.manual_seed(seed)
     net = build_detector()
-    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.05)
+    top = 3e-3
+    if start_from is not None:
+        net.load_state_dict(torch.load(start_from))
+        top = 1e-3
+    opt = torch.optim.AdamW(net.parameters(), lr=top, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=top, total_steps=steps, pct_start=0.05)
     # Each photo equally often; the nell-byler photos (many small dice) twice as often.
     weights = np.array([2.0 if p.dataset == "nell-byler" else 1.0 for p in train.photos])
     weights /= weights.sum()
@@ -859,7 +870,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--det-steps", type=int, default=6000)
-    parser.add_argument("--cls-epochs", type=int, default=10, help="of 40,000 crops each")
+    parser.add_argument("--det-from", type=Path, help="detector weights (.pt) to go on training from")
+    parser.add_argument("--cls-epochs", type=int, default=12, help="of 40,000 crops each")
     parser.add_argument("--stages", default="detector,mine,classifier,export")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -880,7 +892,9 @@ def main(argv: list[str] | None = None) -> int:
     mined_file = args.work / "mined.npz"
     if "detector" in stages:
         # Every third validation photo is enough to pick the best net, and three times faster.
-        det = train_detector(train, PhotoCache(val.photos[::3]), args.det_steps, args.seed, log, det_file)
+        det = train_detector(
+            train, PhotoCache(val.photos[::3]), args.det_steps, args.seed, log, det_file, args.det_from
+        )
         torch.save(det.state_dict(), det_file)
     det = build_detector()
     det.load_state_dict(torch.load(det_file))

@@ -445,7 +445,9 @@ class BoardReader:
         drops what is more likely no die than any face. The detector sees grey: while fewer
         than two dice are found, it looks again on the red-green axis, where a red die on a
         green cloth (the cloth's grey) stands out, then on the grey turned negative, where a
-        black die with white pips looks like the white dice it mostly learnt from.
+        black die with white pips looks like the white dice it mostly learnt from. A roll is two
+        dice: of more, the two read with the most confidence (a checker's centre mark taken for
+        a 1 reads with less).
         """
         scale = min(1.0, DIE_PIXELS / (0.5 * self.sampler.d))
         found = self._read_boxes(image, detect(field_image, scales=[scale]))
@@ -457,7 +459,7 @@ class BoardReader:
                 # Only where an earlier look found no die.
                 more = more[iou(more[:, :4], np.stack([f[0][:4] for f in found])).max(axis=1) < 0.3]
             found += self._read_boxes(image, more)
-        return found
+        return sorted(found, key=lambda f: -f[2])[:2]
 
     def _read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
         """The detector's boxes that can be dice, with the faces the classifier reads on them."""
