@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TextIO
 
 import bgboard
@@ -339,6 +341,148 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# -- the match store -------------------------------------------------------------------------
+
+
+def _store_path(args: argparse.Namespace) -> Path:
+    from bgboard.store import default_store_path
+
+    return Path(args.db).expanduser() if args.db else default_store_path()
+
+
+def cmd_matches(args: argparse.Namespace, out: TextIO) -> int:
+    """List the stored matches: number, start, players, length, score, games, finished or not."""
+    from bgboard.store import MatchStore, StoreError, default_file_name, summaries_text
+
+    path = _store_path(args)
+    if not path.exists():
+        # Listing must not create a store: a mistyped --db would leave an empty file behind.
+        if not args.json:
+            out.write(f"no matches yet: there is no match store at {path}\n")
+        return 0
+    try:
+        with MatchStore(path, create=False) as store:
+            summaries = store.matches()
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    if args.json:
+        for summary in summaries:
+            record = {**summary.to_json(), "file_name": default_file_name(summary, "mat")}
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return 0
+    if not summaries:
+        out.write(f"no matches in {path}\n")
+        return 0
+    for line in summaries_text(summaries):
+        out.write(line + "\n")
+    return 0
+
+
+def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
+    """Write a stored match as a .mat or .sgf file; -o names the file or a folder for it."""
+    from bgboard.store import MatchStore, StoreError, UnknownMatchError, default_file_name, match_id_of
+
+    path = _store_path(args)
+    try:
+        with MatchStore(path, create=False) as store:
+            match_id = match_id_of(store, args.match)
+            text = store.export(match_id, args.format)
+            name = default_file_name(store.summary(match_id), args.format)
+    except UnknownMatchError as exc:
+        listing = f"bgboard matches --db {path}" if args.db else "bgboard matches"
+        raise CliError(f"{exc} ({listing} lists them)") from None
+    except StoreError as exc:
+        raise CliError(str(exc)) from None
+    target = Path(args.output).expanduser()
+    if args.output.endswith(("/", os.sep)) or target.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        target = target / name
+    # Write beside the target and rename, so an interrupted export never leaves half a file.
+    partial = target.with_name(f".{target.name}.partial")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, target)
+    except OSError as exc:
+        partial.unlink(missing_ok=True)
+        raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
+    out.write(f"{target}\n")
+    return 0
+
+
+# -- check-match -----------------------------------------------------------------------------
+
+#: From how many files on a terminal ``check-match`` shows a progress bar.
+_PROGRESS_FROM = 20
+
+
+def cmd_check_match(args: argparse.Namespace, out: TextIO) -> int:
+    """Replay every game of .mat files (or folders of them) and report illegal plays and inconsistencies.
+
+    Exit status 0 only when no play is illegal and nothing is inconsistent (a move the
+    transcript lost, written ????, is reported but is neither).
+    """
+    from engine.matcheck import check_file, match_files
+
+    files = list(match_files(args.paths))
+    if not files:
+        raise CliError(f"no .mat or .txt match files in {' '.join(args.paths)}")
+    progress = sys.stderr.isatty() and len(files) >= _PROGRESS_FROM
+    totals = {"games": 0, "plays": 0, "illegal": 0, "problems": 0, "lost": 0}
+    for done, path in enumerate(files, 1):
+        report = check_file(path)
+        if progress:
+            # Clear the bar before writing, so a report never lands in the middle of it.
+            sys.stderr.write("\r\x1b[K")
+        for key, count in (("games", report.games), ("plays", report.plays), ("illegal", len(report.illegal))):
+            totals[key] += count
+        totals["problems"] += len(report.problems)
+        totals["lost"] += len(report.lost_moves)
+        if args.json:
+            out.write(json.dumps(report.to_json(), ensure_ascii=False) + "\n")
+        else:
+            _write_check_report(report, out)
+        if progress:
+            filled = 30 * done // len(files)
+            sys.stderr.write(f"[{'#' * filled}{'.' * (30 - filled)}] {done}/{len(files)} files")
+            sys.stderr.flush()
+    if progress:
+        sys.stderr.write("\r\x1b[K")
+    if not args.json and len(files) > 1:
+        out.write(
+            f"total: {len(files)} files, {totals['games']} games, {totals['plays']} plays: "
+            f"{_count(totals['illegal'], 'illegal play')}, {_count(totals['problems'], 'problem')}, "
+            f"{_count(totals['lost'], 'lost move')}\n"
+        )
+    return 0 if totals["illegal"] == 0 and totals["problems"] == 0 else 1
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _write_check_report(report: object, out: TextIO) -> None:
+    """One file's report as text: a summary line, then what is wrong, indented."""
+    from engine.matcheck import FileReport
+
+    assert isinstance(report, FileReport)
+    verdict = "ok"
+    if not report.ok:
+        verdict = f"{_count(len(report.illegal), 'illegal play')}, {_count(len(report.problems), 'problem')}"
+    if report.lost_moves:
+        verdict += f", {_count(len(report.lost_moves), 'lost move')}"
+    out.write(
+        f"{report.file}: {_count(report.games, 'game')}, {_count(report.plays, 'play')}, "
+        f"{_count(report.cube_actions, 'cube action')}: {verdict}\n"
+    )
+    for bad in report.illegal:
+        where = f"game {bad.game}, move {bad.move}, {bad.player}"
+        out.write(f"  illegal: {where}: {bad.play!r}: {bad.reason} (line {bad.line})\n")
+    for problem in report.problems:
+        out.write(f"  problem: {problem}\n")
+    for lost in report.lost_moves:
+        out.write(f"  lost move: game {lost.game}, move {lost.move}, {lost.player}: {lost.text!r} (line {lost.line})\n")
+
+
 # -- main ------------------------------------------------------------------------------------
 
 
@@ -422,6 +566,27 @@ def build_parser() -> argparse.ArgumentParser:
         "devices", help="list serial ports, cameras and the GPIO backend", description=cmd_devices.__doc__
     )
     p.set_defaults(func=cmd_devices)
+
+    p = sub.add_parser("matches", help="list the matches in the match store", description=cmd_matches.__doc__)
+    p.add_argument("--db", help="the match store (default: $BGBOARD_STORE or ~/.local/share/bgboard/matches.sqlite3)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per match")
+    p.set_defaults(func=cmd_matches)
+
+    p = sub.add_parser("export", help="write a stored match as a .mat or .sgf file", description=cmd_export.__doc__)
+    p.add_argument("match", help="the match's number (see bgboard matches) or 'last'")
+    p.add_argument("--format", choices=("mat", "sgf"), default="mat", help="the file format (default mat)")
+    p.add_argument(
+        "-o", "--output", default=".", help="the file to write, or a folder for the usual file name (default: here)"
+    )
+    p.add_argument("--db", help="the match store (default: $BGBOARD_STORE or ~/.local/share/bgboard/matches.sqlite3)")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "check-match", help="replay .mat match files and report illegal plays", description=cmd_check_match.__doc__
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help=".mat files, or folders of them (.mat and .txt files)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per file")
+    p.set_defaults(func=cmd_check_match)
     return parser
 
 
