@@ -871,7 +871,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--det-steps", type=int, default=6000)
     parser.add_argument("--det-from", type=Path, help="detector weights (.pt) to go on training from")
-    parser.add_argument("--cls-epochs", type=int, default=12, help="of 40,000 crops each")
+    parser.add_argument("--cls-epochs", type=int, default=10, help="of 40,000 crops each")
     parser.add_argument("--stages", default="detector,mine,classifier,export")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
