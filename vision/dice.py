@@ -61,7 +61,7 @@ NESTED: Final = 0.7
 NESTED_GROWTH: Final = 3.5
 
 #: The classifier's input: a CLS_SIZE x CLS_SIZE colour crop.
-CLS_SIZE: Final = 48
+CLS_SIZE: Final = 32
 #: The crop's side is the box's longer side times this.
 CLS_MARGIN: Final = 1.3
 #: Class index of "not a die" in the classifier's output (faces 1..6 are 0..5).
