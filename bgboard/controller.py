@@ -1,0 +1,654 @@
+# SPDX-License-Identifier: MIT
+"""Follow a match as it is played on the board: a pure state machine with injected time.
+
+The :class:`Controller` takes what the board and the players say (still readings from the
+stabiliser, button presses, keyboard commands, clock ticks), each with its time, and answers
+with :class:`Event` values: what to say on the console, what to store (an engine action with
+its source and confidence), and what the LEDs should show. It does no I/O and keeps no clock,
+so it is tested by feeding it readings built from engine positions.
+
+What it follows:
+
+- the opening roll: each player rolls one die on his own right-hand side (player 1's right is
+  the ``right`` half, player 2's the ``left``); equal dice roll again;
+- each roll: two flat dice on the roller's right-hand side, read once they have lain for the
+  settle time; a cocked die or a die on the wrong half is called for a re-roll;
+- each move: judged once the board has been still for the settle time and the player presses
+  "done" or picks up his dice; a move in progress is not an error; an illegal one (referee
+  mode) lights its points and waits until the board is put back or made legal; in log mode it
+  is noted and the nearest legal play recorded;
+- the cube: a double, take or drop from the cube (or doubling-track counter) moving, or from
+  the buttons;
+- game and match end, from the engine's :class:`~engine.match.MatchState`.
+
+A reading the rules cannot settle clearly (see :mod:`bgboard.explain`) asks the players to
+check: "done" confirms the best legal result, :meth:`Controller.correct` gives the right one,
+recorded with source ``correction``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Final, Literal
+
+from bgboard.explain import CLEAR, Explanation, explain, reading_position
+from bgboard.store import MatchStore
+from engine.dice import Dice
+from engine.errors import BackgammonError
+from engine.judge import Judgement, judge, partial_positions
+from engine.match import (
+    AcceptResign,
+    Action,
+    Double,
+    Drop,
+    MatchState,
+    Move,
+    OpeningRoll,
+    Phase,
+    RejectResign,
+    Resign,
+    Roll,
+    Take,
+)
+from engine.movegen import LegalPlays, legal_plays
+from engine.play import Play
+from engine.position import Position
+from hardware.presenter import present, seat_of
+from hardware.scene import Scene
+from vision.reader import BoardReading, DieOnBoard
+
+Mode = Literal["referee", "log"]
+
+#: Seconds the dice, or a finished move with the dice picked up, must lie still before they count.
+SETTLE: Final = 0.6
+#: A cube reading below this confidence is not acted on.
+CUBE_CONFIDENCE: Final = 0.6
+#: Pixels a die may seem to shift between two readings and still be the same die lying there.
+SAME_DIE_PIXELS: Final = 12.0
+
+#: Slack for times that are sums of floating-point seconds.
+_EPSILON: Final = 1e-6
+
+_RESIGN_WORDS: Final = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something to tell the players, and perhaps to store.
+
+    :ivar kind: what happened, e.g. ``roll``, ``re-roll``, ``move``, ``illegal``, ``please-check``.
+    :ivar text: in players' words, for the console.
+    :ivar fields: JSON-ready details (dice, marks, reasons, score...).
+    :ivar action: the engine action to store, if any.
+    :ivar source: where the action came from (the store's sources: ``camera``, ``button``,
+        ``keyboard``, ``correction``).
+    :ivar confidence: how sure the camera was (0..1), for camera actions.
+    :ivar note: a remark to store with the action.
+    :ivar undo: how many stored actions this one replaces (a correction of a recorded move).
+    :ivar verdict: what the LEDs show after it: ``legal``, ``partial``, ``illegal``, ``check``.
+    """
+
+    kind: str
+    text: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    action: Action | None = None
+    source: str | None = None
+    confidence: float | None = None
+    note: str | None = None
+    undo: int = 0
+    verdict: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (one console JSON line)."""
+        out: dict[str, Any] = {"event": self.kind, "text": self.text, **self.fields}
+        if self.action is not None:
+            out["action"] = type(self.action).__name__
+            out["source"] = self.source
+            if self.confidence is not None:
+                out["confidence"] = round(self.confidence, 4)
+        if self.note:
+            out["note"] = self.note
+        if self.undo:
+            out["undo"] = self.undo
+        if self.verdict:
+            out["verdict"] = self.verdict
+        return out
+
+
+def _same_dice(a: tuple[DieOnBoard, ...], b: tuple[DieOnBoard, ...]) -> bool:
+    """The same dice lying where they lay (a die read twice moves a pixel or two)."""
+    if len(a) != len(b):
+        return False
+    left = sorted(a, key=lambda d: (d.value, d.center))
+    right = sorted(b, key=lambda d: (d.value, d.center))
+    return all(
+        x.value == y.value and math.dist(x.center, y.center) <= SAME_DIE_PIXELS
+        for x, y in zip(left, right, strict=True)
+    )
+
+
+class Controller:
+    """Follow one match on the board.
+
+    :param state: the match as it stands (a new match, or one resumed from the store).
+    :param mode: ``referee`` (judge and record) or ``log`` (record only; illegal moves noted).
+    :param settle: seconds dice, or a finished board with the dice picked up, must lie still.
+    :param bottom_player: the engine player (0 or 1) at seat 1, whose numbering the board uses.
+    """
+
+    def __init__(
+        self, state: MatchState, *, mode: Mode = "referee", settle: float = SETTLE, bottom_player: int = 1
+    ) -> None:
+        if mode not in ("referee", "log"):
+            raise ValueError(f"mode is 'referee' or 'log', not {mode!r}")
+        if bottom_player not in (0, 1):
+            raise ValueError(f"the bottom player is 0 or 1, not {bottom_player!r}")
+        self.state = state
+        self.mode: Mode = mode
+        self.settle = settle
+        self.bottom_player = bottom_player
+        self._history: list[MatchState] = []
+        self._last_reading: BoardReading | None = None
+        self._reset_turn()
+        self._cube_seen: tuple[int, int | None] | None = None
+        self._cube_offered = False
+
+    # -- state between inputs -----------------------------------------------------------------
+
+    def _reset_turn(self) -> None:
+        """Forget what was seen of the last roll or move (the match moved on)."""
+        self._pending_dice: tuple[tuple[DieOnBoard, ...], float] | None = None
+        self._reroll: tuple[DieOnBoard, ...] | None = None
+        # Dice still lying from the last roll are not a new roll.
+        self._stale: tuple[DieOnBoard, ...] = self._last_reading.dice if self._last_reading else ()
+        self._board: Explanation | None = None
+        self._board_key: tuple[int, ...] | None = None
+        self._board_since = 0.0
+        self._dice_down = True
+        self._decided: tuple[int, ...] | None = None
+        self._judgement: Judgement | None = None
+        self._check: Explanation | None = None
+        self._set_up_said = False
+        self._cache: tuple[LegalPlays, dict[Position, tuple[int, ...]]] | None = None
+
+    @property
+    def judgement(self) -> Judgement | None:
+        """The verdict the LEDs show (an illegal move in referee mode), if any."""
+        return self._judgement
+
+    @property
+    def please_check(self) -> bool:
+        """A doubtful reading or a re-roll waits for the players."""
+        return self._check is not None or self._reroll is not None
+
+    def check_points(self) -> tuple[int, ...]:
+        """The points (player 1's numbering) to check, if the doubt is about particular points."""
+        return () if self._check is None else self._check.doubtful_points()
+
+    def scene(self) -> Scene:
+        """What the LEDs show now (see :func:`hardware.presenter.present`)."""
+        points = self.check_points()
+        check: bool | tuple[int, ...] = points if points else self.please_check
+        return present(self.state, self._judgement, check=check, bottom_player=self.bottom_player)
+
+    def seat(self, player: int) -> int:
+        """The seat (1 bottom, 2 top) of engine player ``player``."""
+        return seat_of(player, self.bottom_player)
+
+    # -- inputs ---------------------------------------------------------------------------------
+
+    def on_reading(self, reading: BoardReading, t: float) -> list[Event]:
+        """A still reading of the board at time ``t`` (seconds, any monotonic origin)."""
+        if reading.occluded:
+            return self.on_motion(t)
+        self._last_reading = reading
+        events = self._cube(reading)
+        phase = self.state.phase
+        if phase in (Phase.OPENING, Phase.GAME_OVER):
+            events += self._opening(reading, t)
+        elif phase is Phase.ROLL:
+            events += self._roll(reading, t)
+        elif phase is Phase.MOVE:
+            events += self._move_reading(reading, t)
+        return events
+
+    def on_motion(self, t: float) -> list[Event]:
+        """Something moves over the board (a hand, rolling dice): settle times start again."""
+        self._pending_dice = None
+        self._board_key = None
+        return []
+
+    def on_tick(self, t: float) -> list[Event]:
+        """Time passed with no new reading: dice or a finished move may have settled."""
+        phase = self.state.phase
+        reading = self._last_reading
+        if reading is None or reading.occluded:
+            return []
+        if phase in (Phase.OPENING, Phase.GAME_OVER):
+            return self._opening(reading, t)
+        if phase is Phase.ROLL:
+            return self._roll(reading, t)
+        if phase is Phase.MOVE:
+            return self._maybe_picked_up(t)
+        return []
+
+    def on_button(self, name: str, t: float, *, source: str = "button") -> list[Event]:
+        """A named press: ``done``, ``undo``, ``double``, ``take``, ``drop`` or ``hint``.
+
+        While a resignation is offered, ``take`` accepts it and ``drop`` refuses it.
+        """
+        phase = self.state.phase
+        if name == "done":
+            return self._done(t, source)
+        if name == "undo":
+            return self._undo(source)
+        if name == "hint":
+            return self._hint()
+        if name in ("take", "drop") and phase is Phase.RESIGNED:
+            action: Action = AcceptResign() if name == "take" else RejectResign()
+            return self._record(action, source)
+        if name == "double":
+            return self._record(Double(by=self.state.on_roll), source)
+        if name == "take":
+            return self._record(Take(by=self.state.turn), source)
+        if name == "drop":
+            return self._record(Drop(by=self.state.turn), source)
+        return [Event("unknown", f"no button named {name!r}", {"button": name})]
+
+    def on_command(self, text: str, t: float) -> list[Event]:
+        """A line typed at the console.
+
+        ``done``, ``undo``, ``double``, ``take``, ``drop``, ``hint``; ``resign [single|gammon|
+        backgammon]``, ``accept``, ``reject``; ``correct <play or Position ID>`` (or just a
+        play such as ``13/7 8/7``); ``dice 31`` to give a roll the camera cannot read.
+        """
+        words = text.strip().split(maxsplit=1)
+        if not words:
+            return []
+        verb, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
+        if verb in ("done", "undo", "double", "take", "drop", "hint"):
+            return self.on_button(verb, t, source="keyboard")
+        if verb == "resign":
+            points = _RESIGN_WORDS.get(rest.strip().lower() or "single")
+            if points is None:
+                return [Event("unknown", f"resign single, gammon or backgammon, not {rest!r}")]
+            return self._record(Resign(points), "keyboard")
+        if verb == "accept":
+            return self._record(AcceptResign(), "keyboard")
+        if verb == "reject":
+            return self._record(RejectResign(), "keyboard")
+        if verb == "dice":
+            try:
+                return self.correct(Dice.parse(rest), t)
+            except BackgammonError as exc:
+                return [Event("unknown", str(exc))]
+        if verb == "correct":
+            return self.correct(rest, t)
+        return self.correct(text.strip(), t)
+
+    def correct(self, value: Dice | Play | Position | str, t: float) -> list[Event]:
+        """The players say what the board shows: a roll, a play, or the position after the move.
+
+        A position is seen from the player who moved (the engine's view before the turn passes);
+        a string is a play (``13/7 8/7``) or a gnubg Position ID. During a move it is that move;
+        just after a move was recorded it replaces it. Stored with source ``correction``.
+        """
+        undo = 0
+        state = self.state
+        if isinstance(value, Dice):
+            if state.phase is not Phase.ROLL:
+                return [Event("refused", "a roll can only be given before the move", verdict=None)]
+            return self._record(Roll(value, by=state.on_roll), "correction", note="roll given by the players")
+        if state.phase is not Phase.MOVE and self._history and self._history[-1].phase is Phase.MOVE:
+            # The move just recorded was wrong: take it back and record the right one.
+            state, undo = self._history[-1], 1
+        if state.phase is not Phase.MOVE:
+            return [Event("refused", "there is no move to correct now")]
+        play: Play | Position | str = value
+        if isinstance(value, str):
+            text = value.strip()
+            if len(text) == 14 and "/" not in text:
+                try:
+                    play = Position.from_id(text)
+                except BackgammonError as exc:
+                    return [Event("refused", f"not a position: {exc}")]
+        if isinstance(play, Position) and state.dice is not None:
+            # Store the play, not the board: the record formats write plays.
+            play = legal_plays(state.position, state.dice).play_for(play) or play
+        action = Move(play, by=state.on_roll)
+        refusal = state.refusal(action)
+        if refusal is not None:
+            return [Event("refused", refusal, {"correction": str(value)})]
+        if undo:
+            self.state = self._history.pop()
+        return self._record(action, "correction", note="corrected by the players", undo=undo)
+
+    # -- the cube -------------------------------------------------------------------------------
+
+    def _cube(self, reading: BoardReading) -> list[Event]:
+        """Double, take or drop from the cube or counter moving to a new place."""
+        cube = reading.cube
+        if cube is None or cube.confidence < CUBE_CONFIDENCE:
+            return []
+        owner = None if cube.owner is None else (self.bottom_player if cube.owner == 1 else 1 - self.bottom_player)
+        seen = (cube.value, owner)
+        if seen == self._cube_seen:
+            return []
+        first = self._cube_seen is None
+        self._cube_seen = seen
+        if first:
+            return []
+        state = self.state
+        now = (state.cube.value, state.cube.owner)
+        events: list[Event] = []
+        doubled = cube.value == state.cube.value * 2
+        if state.phase is Phase.ROLL and doubled and state.on_roll is not None:
+            taker = 1 - state.on_roll
+            events += self._record(Double(by=state.on_roll), "camera", confidence=cube.confidence)
+            if owner == taker and self.state.phase is Phase.DOUBLED:
+                events += self._record(Take(by=taker), "camera", confidence=cube.confidence)
+            else:
+                self._cube_offered = self.state.phase is Phase.DOUBLED
+        elif state.phase is Phase.DOUBLED and state.on_roll is not None:
+            taker = 1 - state.on_roll
+            if doubled and owner == taker:
+                events += self._record(Take(by=taker), "camera", confidence=cube.confidence)
+            elif doubled:
+                self._cube_offered = True
+            elif seen == now and self._cube_offered:
+                # The offered cube went back where it was: the double is refused.
+                events += self._record(Drop(by=taker), "camera", confidence=cube.confidence)
+        return events
+
+    # -- the opening roll and rolls -------------------------------------------------------------
+
+    def _fresh_dice(self, reading: BoardReading) -> tuple[DieOnBoard, ...] | None:
+        """The dice on the board unless they are the last roll's, still lying there."""
+        if self._stale:
+            if _same_dice(reading.dice, self._stale):
+                return None
+            self._stale = ()
+        return reading.dice
+
+    def _reroll_event(self, dice: tuple[DieOnBoard, ...], why: str) -> list[Event]:
+        self._pending_dice = None
+        if self._reroll is not None and _same_dice(dice, self._reroll):
+            return []
+        self._reroll = dice
+        return [Event("re-roll", f"{why}: roll again", {"reason": why}, verdict="check")]
+
+    def _settled(self, dice: tuple[DieOnBoard, ...], t: float) -> bool:
+        """The dice have lain where they lie for the settle time."""
+        self._reroll = None
+        if self._pending_dice is None or not _same_dice(dice, self._pending_dice[0]):
+            self._pending_dice = (dice, t)
+        return t - self._pending_dice[1] >= self.settle - _EPSILON
+
+    def _opening(self, reading: BoardReading, t: float) -> list[Event]:
+        dice = self._fresh_dice(reading)
+        if not dice or len(dice) != 2:
+            self._pending_dice = None
+            self._reroll = None
+            return []
+        if self.state.phase is Phase.GAME_OVER and reading_position(reading, 1) != Position.STARTING:
+            if self._set_up_said:
+                return []
+            self._set_up_said = True
+            return [Event("set-up", "set up the board for the next game, then roll one die each")]
+        if not all(d.flat for d in dice):
+            return self._reroll_event(dice, "a die is cocked")
+        if {d.half for d in dice} != {"left", "right"}:
+            return self._reroll_event(dice, "each player rolls one die, on his own right-hand side")
+        if not self._settled(dice, t):
+            return []
+        by_seat = {1 if d.half == "right" else 2: d for d in dice}
+        die = {p: by_seat[self.seat(p)] for p in (0, 1)}
+        confidence = min(d.confidence for d in dice)
+        self._pending_dice = None
+        if die[0].value == die[1].value:
+            # Equal dice: the same two dice lying there are not a new roll.
+            self._stale = dice
+            value = die[0].value
+            return [Event("opening-tie", f"both rolled {value}: roll again", {"dice": [value, value]})]
+        return self._record(OpeningRoll(die[0].value, die[1].value), "camera", confidence=confidence)
+
+    def _roll(self, reading: BoardReading, t: float) -> list[Event]:
+        dice = self._fresh_dice(reading)
+        if not dice or len(dice) != 2:
+            self._pending_dice = None
+            self._reroll = None
+            return []
+        state = self.state
+        assert state.on_roll is not None
+        if not all(d.flat for d in dice):
+            return self._reroll_event(dice, "a die is cocked")
+        right = "right" if self.seat(state.on_roll) == 1 else "left"
+        if any(d.half != right for d in dice):
+            return self._reroll_event(dice, "the dice must land on the board to your right")
+        if not self._settled(dice, t):
+            return []
+        self._pending_dice = None
+        confidence = min(d.confidence for d in dice)
+        return self._record(Roll(Dice(dice[0].value, dice[1].value), by=state.on_roll), "camera", confidence=confidence)
+
+    # -- moves ------------------------------------------------------------------------------------
+
+    def _plays(self) -> tuple[LegalPlays, dict[Position, tuple[int, ...]]]:
+        if self._cache is None:
+            state = self.state
+            assert state.dice is not None
+            legal = legal_plays(state.position, state.dice)
+            self._cache = (legal, partial_positions(state.position, state.dice, legal))
+        return self._cache
+
+    def _move_reading(self, reading: BoardReading, t: float) -> list[Event]:
+        state = self.state
+        assert state.dice is not None and state.on_roll is not None
+        legal, partials = self._plays()
+        board = explain(state.position, state.dice, reading, self.seat(state.on_roll), legal=legal, partials=partials)
+        key = reading.points + reading.bar
+        if key != self._board_key:
+            if key != self._decided:
+                self._decided = None
+            self._board_key, self._board_since = key, t
+        self._board = board
+        self._dice_down = bool(reading.dice)
+        events: list[Event] = []
+        if self._check is not None and board.clear:
+            self._check = None
+        best = board.best
+        if self._judgement is not None and board.clear and best.kind in ("before", "legal"):
+            self._judgement = None
+            if best.kind == "before":
+                events.append(Event("put-back", "the checkers are back: play your roll", verdict="legal"))
+            else:
+                events.append(Event("legal-now", "that is a legal play now", verdict="legal"))
+        return events + self._maybe_picked_up(t)
+
+    def _maybe_picked_up(self, t: float) -> list[Event]:
+        """Judge the board once the dice are picked up and it has lain still for the settle time."""
+        if self._dice_down or self._board is None or self._board_key == self._decided:
+            return []
+        if t - self._board_since < self.settle - _EPSILON:
+            return []
+        return self._decide("camera", asked=False)
+
+    def _decide(self, source: str, *, asked: bool = True) -> list[Event]:
+        """Judge the board as it stands; ``asked``: the player pressed done (else he picked up his dice)."""
+        board = self._board
+        assert board is not None
+        self._decided = self._board_key
+        state = self.state
+        assert state.dice is not None
+        best = board.best
+        if not board.clear:
+            close = [c for c in board.candidates if board.best.score - c.score < CLEAR]
+            if all(c.kind in ("before", "partial") for c in close):
+                # Unsure only how far the move has got: nothing to decide yet, so nothing to ask.
+                return self._unfinished(asked)
+            return self._ask(board)
+        if best.kind == "legal":
+            assert best.play is not None and best.position is not None
+            return self._record(Move(best.play, by=state.on_roll), source, confidence=board.share)
+        if best.kind in ("partial", "before"):
+            return self._unfinished(asked)
+        after = best.position if best.position is not None else board.raw
+        j = judge(state.position, state.dice, after)
+        if j.verdict == "unreadable":
+            return self._ask(board, j.reasons)
+        if j.verdict != "illegal":
+            # The judge and the candidates agree by construction; this is a safety net.
+            return self._ask(board)
+        return self._illegal(j)
+
+    def _unfinished(self, asked: bool) -> list[Event]:
+        """The move is not finished (or not begun): tell a player who pressed done, else wait."""
+        board, state = self._board, self.state
+        if not asked or board is None or state.dice is None:
+            # Dice picked up with the move unfinished: still in progress, not an error.
+            return []
+        best = board.best
+        if best.kind == "before" or best.position is None:
+            return [Event("not-moved", "nothing has moved yet: play your roll", verdict="partial")]
+        left = "; ".join(judge(state.position, state.dice, best.position).reasons) or "the move is not finished"
+        return [Event("in-progress", f"not finished yet: {left}", {"left": left}, verdict="partial")]
+
+    def _ask(self, board: Explanation, reasons: tuple[str, ...] = ()) -> list[Event]:
+        self._check = board
+        known = board.best_known
+        points = board.doubtful_points()
+        guess = "" if known is None or known.play is None else f" (best guess: {known.play or 'no move'})"
+        why = "; ".join(reasons) if reasons else "the board is not read clearly"
+        where = f" on point{'s' if len(points) > 1 else ''} {', '.join(map(str, points))}" if points else ""
+        fields: dict[str, Any] = {"points": list(points), "reasons": list(reasons)}
+        if known is not None and known.play is not None:
+            fields["best"] = str(known.play)
+        text = f"please check{where}: {why}{guess}; press done to confirm or give the right move"
+        return [Event("please-check", text, fields, verdict="check")]
+
+    def _illegal(self, j: Judgement) -> list[Event]:
+        reasons = "; ".join(j.reasons)
+        fields: dict[str, Any] = j.to_json()
+        if self.mode == "log":
+            state = self.state
+            play = j.nearest[0] if j.nearest else Play()
+            note = f"illegal move noted ({reasons}); recorded as {play or 'no move'}"
+            events = [Event("noted", f"illegal move noted: {reasons}", fields)]
+            return events + self._record(Move(play, by=state.on_roll), "camera", confidence=0.0, note=note)
+        self._judgement = j
+        text = f"illegal move: {reasons}; put the checkers back or play legally"
+        return [Event("illegal", text, fields, verdict="illegal")]
+
+    def _done(self, t: float, source: str) -> list[Event]:
+        state = self.state
+        if state.phase is not Phase.MOVE:
+            return [Event("refused", f"nothing to confirm: {state.phase.value}")]
+        if self._check is not None:
+            known = self._check.best_known
+            if known is None or known.kind != "legal" or known.play is None:
+                return [Event("refused", "no legal move matches the board: give the right move", verdict="check")]
+            return self._record(Move(known.play, by=state.on_roll), source, note="confirmed by the players")
+        if self._board is None:
+            return [Event("refused", "the board has not been read yet")]
+        return self._decide("camera", asked=True)
+
+    # -- recording --------------------------------------------------------------------------------
+
+    def _record(
+        self,
+        action: Action,
+        source: str,
+        *,
+        confidence: float | None = None,
+        note: str | None = None,
+        undo: int = 0,
+    ) -> list[Event]:
+        """Apply ``action`` to the match, or say why the rules refuse it."""
+        before = self.state
+        try:
+            after = before.apply(action)
+        except BackgammonError as exc:
+            return [Event("refused", str(exc), {"action": type(action).__name__})]
+        self._history.append(before)
+        self.state = after
+        if action.__class__ is not Double or after.phase is not Phase.DOUBLED:
+            self._cube_offered = False
+        self._reset_turn()
+        kind, text, fields = _describe(before, action, after)
+        if undo:
+            kind, text = "correction", f"corrected: {text}"
+        events = [Event(kind, text, fields, action, source, confidence, note, undo, verdict=None)]
+        if after.is_over() and after.last_result is not None:
+            result = after.last_result
+            score = {"score": list(after.score), "winner": result.winner, "points": result.points}
+            words = f"{result}; score {after.score[0]}-{after.score[1]}"
+            events.append(Event("game-over", words, score))
+            if after.phase is Phase.MATCH_OVER:
+                events.append(Event("match-over", f"player {after.winner} wins the match {words}", score))
+            elif after.crawford:
+                events.append(Event("crawford", "the next game is the Crawford game: no doubling"))
+        return events
+
+    def _undo(self, source: str) -> list[Event]:
+        if not self._history:
+            return [Event("refused", "nothing to take back")]
+        self.state = self._history.pop()
+        self._reset_turn()
+        phase = self.state.phase.value
+        return [Event("undo", f"taken back: now {phase}", {"phase": phase}, source=source, undo=1)]
+
+    def _hint(self) -> list[Event]:
+        state = self.state
+        fields: dict[str, Any] = {"gnubgid": state.gnubg_id(), "phase": state.phase.value}
+        return [Event("hint", "hint asked for", fields)]
+
+
+def _describe(before: MatchState, action: Action, after: MatchState) -> tuple[str, str, dict[str, Any]]:
+    """The event kind, the words and the fields for a recorded action."""
+    player = before.turn
+    who = "" if player is None else f"player {player} "
+    match action:
+        case OpeningRoll(die0, die1):
+            return (
+                "opening-roll",
+                f"opening roll {die0}-{die1}: player {after.on_roll} plays first",
+                {"dice": [die0, die1], "on_roll": after.on_roll},
+            )
+        case Roll(dice):
+            return "roll", f"{who}rolled {dice.spoken()}", {"dice": [dice.first, dice.second]}
+        case Move(play):
+            text = (str(play) or "no move") if isinstance(play, Play) else str(play)
+            if isinstance(play, Position):
+                text = play.position_id()
+            return "move", f"{who}played {text}", {"play": text}
+        case Double():
+            return "double", f"{who}doubles to {before.cube.value * 2}", {"cube": before.cube.value * 2}
+        case Take():
+            return "take", f"{who}takes: the cube is at {after.cube.value}", {"cube": after.cube.value}
+        case Drop():
+            return "drop", f"{who}drops", {}
+        case Resign(points):
+            return "resign", f"{who}offers to resign ({points} per cube)", {"points": points}
+        case AcceptResign():
+            return "accept-resign", f"{who}accepts the resignation", {}
+        case RejectResign():
+            return "reject-resign", f"{who}refuses the resignation: play on", {}
+    return type(action).__name__.lower(), f"{who}{type(action).__name__}", {}
+
+
+def store_event(store: MatchStore, match_id: int, event: Event) -> None:
+    """Write what ``event`` asks for to the match store: an action, a correction, or an undo.
+
+    Events with nothing to store are skipped, so a caller may pass every event through.
+
+    :raises IllegalActionError: the store's match and the controller disagree about the rules.
+    """
+    if event.kind == "undo":
+        store.undo(match_id, source=event.source or "button", note=event.note)
+    elif event.action is None or event.source is None:
+        return
+    elif event.undo:
+        store.correct(match_id, event.action, undo=event.undo, confidence=event.confidence, note=event.note)
+    else:
+        store.record(match_id, event.action, source=event.source, confidence=event.confidence, note=event.note)

@@ -1,0 +1,540 @@
+# SPDX-License-Identifier: MIT
+"""The controller follows a scripted match from readings built from engine positions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pytest
+
+from bgboard.controller import Controller, Event, store_event
+from bgboard.store import MatchStore
+from engine.cube import Cube
+from engine.dice import Dice
+from engine.match import GAMMON, Double, Drop, MatchState, Move, OpeningRoll, Phase, Roll, Take
+from engine.position import Position
+from hardware import scene as sc
+from vision.reader import BoardReading, CubeReading, DieOnBoard
+
+SETTLE = 0.6
+
+
+def die(value: int, half: str, *, flat: bool = True, y: float = 300.0, confidence: float = 0.98) -> DieOnBoard:
+    """A die lying in ``half`` of the board (image x: left half < 480 < right half)."""
+    x = 700.0 if half == "right" else 200.0
+    return DieOnBoard(value, (x + value, y), flat, half, confidence)
+
+
+def reading_of(
+    position: Position,
+    seat: int,
+    *,
+    dice: Iterable[DieOnBoard] = (),
+    cube: tuple[int, int | None] | None = None,
+    doubt: Mapping[int, tuple[float, int, float]] | None = None,
+) -> BoardReading:
+    """A confident reading of ``position`` seen from ``seat``; ``doubt`` maps a point index to
+    (confidence, runner-up count, runner-up probability)."""
+    points, bar, off = position.to_absolute(seat)
+    confidence = [0.99] * 24
+    alternatives = [(n + 1 if n >= 0 else n - 1, 0.005) for n in points]
+    for index, (c, runner, p) in (doubt or {}).items():
+        confidence[index] = c
+        alternatives[index] = (runner, p)
+    return BoardReading(
+        points=tuple(points),
+        bar=bar,
+        off=off,
+        dice=tuple(dice),
+        cube=None if cube is None else CubeReading(cube[0], cube[1], 0.95),
+        confidence=0.9,
+        point_confidence=tuple(confidence),
+        alternatives=tuple(alternatives),
+    )
+
+
+def kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def after(state: MatchState, play: str) -> Position:
+    """The board after ``play``, still seen from the player who moved."""
+    return state.apply(Move(play)).position.swap()
+
+
+def canonical(state: MatchState, play: str) -> str:
+    """The engine's way of writing ``play``."""
+    return str(state.legal_plays().play_for(after(state, play)))
+
+
+@pytest.fixture
+def opened() -> MatchState:
+    """Player 1 (seat 1, the bottom) won the opening roll with 3-1."""
+    return MatchState.new_match(5).apply(OpeningRoll(1, 3))
+
+
+ROLL_31 = (die(3, "right", y=250), die(1, "right", y=350))
+
+
+# -- the opening roll ---------------------------------------------------------------------------
+
+
+def test_opening_roll_tie_then_winner() -> None:
+    c = Controller(MatchState.new_match(5))
+    tie = reading_of(Position.STARTING, 1, dice=(die(3, "right"), die(3, "left")))
+    assert c.on_reading(tie, 0.0) == []  # not settled yet
+    events = c.on_tick(0.7)
+    assert kinds(events) == ["opening-tie"]
+    assert events[0].action is None
+    assert c.state.phase is Phase.OPENING
+    # The same two dice still lying there are not a second tie.
+    assert c.on_reading(tie, 1.0) == [] and c.on_tick(2.0) == []
+    roll = reading_of(Position.STARTING, 1, dice=(die(5, "right", y=100), die(2, "left", y=500)))
+    assert c.on_reading(roll, 3.0) == []
+    events = c.on_tick(3.0 + SETTLE)
+    assert kinds(events) == ["opening-roll"]
+    # Seat 1 (right half) is engine player 1: he rolled the 5 and plays 5-2.
+    assert events[0].action == OpeningRoll(2, 5)
+    assert events[0].source == "camera"
+    assert c.state.on_roll == 1 and c.state.dice == Dice(5, 2)
+
+
+def test_opening_dice_on_one_side_are_rerolled() -> None:
+    c = Controller(MatchState.new_match(5))
+    r = reading_of(Position.STARTING, 1, dice=(die(3, "right", y=100), die(5, "right", y=400)))
+    events = c.on_reading(r, 0.0) + c.on_tick(1.0)
+    assert kinds(events) == ["re-roll"]
+    assert c.state.phase is Phase.OPENING and c.please_check
+
+
+# -- moves ------------------------------------------------------------------------------------
+
+
+def test_legal_move_accepted_on_done(opened: MatchState) -> None:
+    c = Controller(opened)
+    board = after(opened, "8/5 6/5")
+    assert c.on_reading(reading_of(board, 1, dice=ROLL_31), 10.0) == []
+    events = c.on_button("done", 10.1)
+    assert kinds(events) == ["move"]
+    move = events[0]
+    assert isinstance(move.action, Move) and str(move.action.play) == "8/5 6/5"
+    assert move.source == "camera" and move.confidence is not None and move.confidence > 0.99
+    assert c.state.phase is Phase.ROLL and c.state.on_roll == 0
+    assert c.state.position == board.swap()
+
+
+def test_legal_move_accepted_when_dice_picked_up_after_settle(opened: MatchState) -> None:
+    c = Controller(opened)
+    board = after(opened, "13/10 6/5")
+    assert c.on_reading(reading_of(board, 1, dice=ROLL_31), 10.0) == []
+    assert c.on_reading(reading_of(board, 1), 10.2) == []  # dice picked up
+    assert c.on_tick(10.5) == []  # the board has not lain still long enough
+    events = c.on_tick(10.2 + SETTLE)
+    assert kinds(events) == ["move"]
+    assert isinstance(events[0].action, Move) and str(events[0].action.play) == "13/10 6/5"
+    assert c.on_tick(20.0) == []  # recorded once
+
+
+def test_partial_move_is_not_an_error(opened: MatchState) -> None:
+    c = Controller(opened)
+    half_done = Position.from_points({6: 5, 8: 2, 5: 1, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    assert c.on_reading(reading_of(half_done, 1, dice=ROLL_31), 5.0) == []
+    events = c.on_button("done", 5.1)
+    assert kinds(events) == ["in-progress"]
+    assert "the 1" in events[0].text
+    assert events[0].verdict == "partial" and events[0].action is None
+    assert c.judgement is None and c.state.phase is Phase.MOVE
+    # Finishing it is accepted.
+    finished = reading_of(after(opened, "8/5 6/5"), 1, dice=ROLL_31)
+    c.on_reading(finished, 6.0)
+    assert kinds(c.on_button("done", 6.1)) == ["move"]
+
+
+def test_illegal_move_flagged_then_put_back_then_legal(opened: MatchState) -> None:
+    c = Controller(opened)
+    # 13/7: six pips with a 3-1.
+    wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    c.on_reading(reading_of(wrong, 1), 1.0)
+    events = c.on_tick(1.0 + SETTLE)
+    assert kinds(events) == ["illegal"]
+    illegal = events[0]
+    assert illegal.verdict == "illegal" and illegal.action is None
+    assert set(illegal.fields["marks"]) >= {13, 7}
+    assert "3-1" in illegal.text
+    assert c.judgement is not None and c.judgement.verdict == "illegal"
+    scene = c.scene()
+    assert scene["point.13"] == sc.ILLEGAL and scene["point.7"] == sc.ILLEGAL
+    assert scene["status"] == sc.ILLEGAL
+    assert c.on_tick(5.0) == []  # said once
+    # Put back: the flag goes, nothing is recorded.
+    events = c.on_reading(reading_of(opened.position, 1), 6.0)
+    assert kinds(events) == ["put-back"]
+    assert c.judgement is None and c.scene()["status"] == sc.READY
+    assert c.on_tick(7.0) == [] and c.state.phase is Phase.MOVE
+    # Then a legal result, dice away: recorded.
+    c.on_reading(reading_of(after(opened, "24/21 6/5"), 1), 8.0)
+    events = c.on_tick(8.0 + SETTLE)
+    assert kinds(events) == ["move"]
+    assert c.state.on_roll == 0
+
+
+def test_illegal_then_made_legal_without_putting_back(opened: MatchState) -> None:
+    c = Controller(opened)
+    wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    c.on_reading(reading_of(wrong, 1, dice=ROLL_31), 1.0)
+    assert kinds(c.on_button("done", 1.5)) == ["illegal"]
+    events = c.on_reading(reading_of(after(opened, "13/9"), 1, dice=ROLL_31), 3.0)
+    assert kinds(events) == ["legal-now"] and c.judgement is None
+    assert kinds(c.on_button("done", 3.1)) == ["move"]
+
+
+def test_log_mode_notes_an_illegal_move_and_goes_on(opened: MatchState) -> None:
+    c = Controller(opened, mode="log")
+    wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    c.on_reading(reading_of(wrong, 1, dice=ROLL_31), 1.0)
+    events = c.on_button("done", 1.2)
+    assert kinds(events) == ["noted", "move"]
+    assert events[1].note is not None and "illegal move noted" in events[1].note
+    assert c.judgement is None
+    assert c.state.phase is Phase.ROLL and c.state.on_roll == 0
+
+
+# -- rolls ----------------------------------------------------------------------------------------
+
+
+def test_cocked_die_and_wrong_half_are_rerolled(opened: MatchState) -> None:
+    state = opened.apply(Move("8/5 6/5"))  # player 0, seat 2 (top): his right is the "left" half
+    c = Controller(state)
+    board = state.position
+    cocked = reading_of(board, 2, dice=(die(4, "left", flat=False, y=100), die(2, "left", y=400)))
+    events = c.on_reading(cocked, 1.0)
+    assert kinds(events) == ["re-roll"] and "cocked" in events[0].text
+    assert c.on_tick(3.0) == [] and c.state.phase is Phase.ROLL
+    assert c.please_check and c.scene()["status"] == sc.CHECK
+    wrong_half = reading_of(board, 2, dice=(die(4, "right", y=100), die(2, "right", y=400)))
+    events = c.on_reading(wrong_half, 4.0)
+    assert kinds(events) == ["re-roll"] and "right" in events[0].text
+    assert c.on_tick(6.0) == [] and c.state.phase is Phase.ROLL
+    good = reading_of(board, 2, dice=(die(4, "left", y=100), die(2, "left", y=400)))
+    assert c.on_reading(good, 7.0) == []
+    events = c.on_tick(7.0 + SETTLE)
+    assert kinds(events) == ["roll"]
+    assert events[0].action == Roll(Dice(4, 2), by=0)
+    assert not c.please_check and c.state.phase is Phase.MOVE
+
+
+def test_last_rolls_dice_still_lying_are_not_a_new_roll(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(reading_of(after(opened, "8/5 6/5"), 1, dice=ROLL_31), 1.0)
+    assert kinds(c.on_button("done", 1.1)) == ["move"]
+    still = reading_of(c.state.position, 2, dice=ROLL_31)
+    assert c.on_reading(still, 2.0) == [] and c.on_tick(5.0) == []
+    assert c.state.phase is Phase.ROLL
+
+
+# -- doubtful readings and corrections -------------------------------------------------------------
+
+
+def _doubtful(state: MatchState, shown: str, other: str) -> BoardReading:
+    """A reading of ``shown`` unsure, on every point that differs, whether it is ``other``."""
+    a, _, _ = after(state, shown).to_absolute(1)
+    b, _, _ = after(state, other).to_absolute(1)
+    doubt = {i: (0.5, b[i], 0.45) for i in range(24) if a[i] != b[i]}
+    return reading_of(after(state, shown), 1, doubt=doubt)
+
+
+def test_doubtful_reading_asks_to_check_then_done_confirms(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(_doubtful(opened, "24/21 24/23", "24/20"), 1.0)
+    events = c.on_tick(1.0 + SETTLE)
+    assert kinds(events) == ["please-check"]
+    check = events[0]
+    assert check.verdict == "check" and check.action is None
+    assert set(check.fields["points"]) == {24, 23, 21, 20}
+    assert check.fields["best"] == canonical(opened, "24/21 24/23")
+    assert c.please_check and c.scene()["status"] == sc.CHECK
+    assert c.scene()["point.20"] == sc.CHECK
+    assert c.state.phase is Phase.MOVE and c.on_tick(9.0) == []
+    events = c.on_button("done", 10.0)
+    assert kinds(events) == ["move"]
+    assert events[0].source == "button" and events[0].note == "confirmed by the players"
+    assert isinstance(events[0].action, Move) and str(events[0].action.play) == canonical(opened, "24/21 24/23")
+    assert not c.please_check
+
+
+def test_confident_reading_is_not_doubted(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(reading_of(after(opened, "24/21 24/23"), 1), 1.0)
+    assert kinds(c.on_tick(1.0 + SETTLE)) == ["move"]
+
+
+def test_correction_during_a_check_is_recorded_as_such(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(_doubtful(opened, "24/21 24/23", "24/20"), 1.0)
+    assert kinds(c.on_button("done", 1.1)) == ["please-check"]
+    events = c.on_command("correct 24/20", 2.0)
+    assert kinds(events) == ["move"]
+    assert events[0].source == "correction" and events[0].undo == 0
+    assert c.state.position == after(opened, "24/20").swap()
+
+
+def test_correction_after_a_recorded_move_replaces_it(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(reading_of(after(opened, "24/21 24/23"), 1, dice=ROLL_31), 1.0)
+    assert kinds(c.on_button("done", 1.1)) == ["move"]
+    right = after(opened, "24/20")
+    events = c.correct(right, 2.0)
+    assert kinds(events) == ["correction"]
+    assert events[0].source == "correction" and events[0].undo == 1
+    assert isinstance(events[0].action, Move) and str(events[0].action.play) == "24/20"
+    assert c.state.position == right.swap() and c.state.on_roll == 0
+
+
+def test_a_refused_correction_changes_nothing(opened: MatchState) -> None:
+    c = Controller(opened)
+    events = c.on_command("correct 13/7", 1.0)
+    assert kinds(events) == ["refused"]
+    assert c.state == opened
+
+
+def test_dice_given_at_the_keyboard(opened: MatchState) -> None:
+    state = opened.apply(Move("8/5 6/5"))
+    c = Controller(state)
+    events = c.on_command("dice 64", 1.0)
+    assert kinds(events) == ["roll"] and events[0].source == "correction"
+    assert c.state.dice == Dice(6, 4)
+
+
+# -- the cube ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def to_roll(opened: MatchState) -> MatchState:
+    """Player 0 (seat 2) to roll or double, the cube centred."""
+    return opened.apply(Move("8/5 6/5"))
+
+
+def test_double_and_take_from_buttons(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    events = c.on_button("double", 1.0)
+    assert kinds(events) == ["double"] and events[0].action == Double(by=0) and events[0].source == "button"
+    assert c.scene()["status"] == sc.READY
+    events = c.on_button("take", 2.0)
+    assert kinds(events) == ["take"] and events[0].action == Take(by=1)
+    assert c.state.cube == Cube(2, 1) and c.state.phase is Phase.ROLL
+
+
+def test_double_and_drop_from_buttons_ends_the_game(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    c.on_button("double", 1.0)
+    events = c.on_button("drop", 2.0)
+    assert kinds(events) == ["drop", "game-over"]
+    assert events[0].action == Drop(by=1)
+    assert events[1].fields == {"score": [1, 0], "winner": 0, "points": 1}
+    assert c.state.phase is Phase.GAME_OVER
+
+
+def test_double_and_take_from_the_cube_moving(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    board = to_roll.position
+    assert c.on_reading(reading_of(board, 2, cube=(1, None)), 1.0) == []
+    events = c.on_reading(reading_of(board, 2, cube=(2, None)), 2.0)
+    assert kinds(events) == ["double"] and events[0].source == "camera"
+    assert c.state.phase is Phase.DOUBLED
+    # The cube goes to the taker's side: engine player 1 sits at seat 1.
+    events = c.on_reading(reading_of(board, 2, cube=(2, 1)), 3.0)
+    assert kinds(events) == ["take"]
+    assert c.state.cube == Cube(2, 1)
+
+
+def test_counter_moved_straight_to_the_taker_is_double_and_take(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    board = to_roll.position
+    c.on_reading(reading_of(board, 2, cube=(1, None)), 1.0)
+    events = c.on_reading(reading_of(board, 2, cube=(2, 1)), 2.0)
+    assert kinds(events) == ["double", "take"]
+    assert c.state.cube == Cube(2, 1)
+
+
+def test_offered_cube_put_back_is_a_drop(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    board = to_roll.position
+    c.on_reading(reading_of(board, 2, cube=(1, None)), 1.0)
+    c.on_reading(reading_of(board, 2, cube=(2, None)), 2.0)
+    events = c.on_reading(reading_of(board, 2, cube=(1, None)), 3.0)
+    assert kinds(events) == ["drop", "game-over"]
+
+
+def test_crawford_game_refuses_a_double() -> None:
+    state = MatchState(5, score=(4, 2), on_roll=0, phase=Phase.ROLL, crawford=True)
+    c = Controller(state)
+    events = c.on_button("double", 1.0)
+    assert kinds(events) == ["refused"] and "Crawford" in events[0].text
+    assert events[0].action is None and c.state == state
+    board = state.position
+    c.on_reading(reading_of(board, 2, cube=(1, None)), 2.0)
+    events = c.on_reading(reading_of(board, 2, cube=(2, None)), 3.0)
+    assert kinds(events) == ["refused"] and c.state == state
+
+
+# -- game and match end ---------------------------------------------------------------------------
+
+
+def _last_checker(score: tuple[int, int]) -> MatchState:
+    """Player 1 to bear off his last checker; player 0 has borne off none (a gammon)."""
+    position = Position.from_points({1: 1}, {13: 15})
+    return MatchState(5, score=score, on_roll=1, dice=Dice(6, 5), phase=Phase.MOVE, position=position)
+
+
+def test_gammon_ends_the_game_with_its_points() -> None:
+    state = _last_checker((0, 0))
+    c = Controller(state)
+    c.on_reading(reading_of(after(state, "1/off"), 1, dice=(die(6, "right"), die(5, "right", y=400))), 1.0)
+    events = c.on_button("done", 1.1)
+    assert kinds(events) == ["move", "game-over"]
+    result = c.state.last_result
+    assert result is not None and result.kind == GAMMON and result.points == 2
+    assert c.state.score == (0, 2) and "gammon" in events[1].text
+
+
+def test_gammon_wins_the_match() -> None:
+    state = _last_checker((1, 3))
+    c = Controller(state)
+    c.on_reading(reading_of(after(state, "1/off"), 1), 1.0)
+    events = c.on_tick(1.0 + SETTLE)
+    assert kinds(events) == ["move", "game-over", "match-over"]
+    assert c.state.phase is Phase.MATCH_OVER and c.state.winner == 1
+
+
+def test_next_game_waits_for_the_board_to_be_set_up() -> None:
+    state = _last_checker((0, 0))
+    c = Controller(state)
+    c.on_reading(reading_of(after(state, "1/off"), 1), 1.0)
+    c.on_tick(2.0)
+    assert c.state.phase is Phase.GAME_OVER
+    dice = (die(6, "right", y=100), die(2, "left", y=500))
+    messy = BoardReading(points=(0,) * 12 + (-15,) + (0,) * 11, bar=(0, 0), off=(15, 0), dice=dice)
+    events = c.on_reading(messy, 3.0) + c.on_tick(4.0)
+    assert kinds(events) == ["set-up"] and c.state.phase is Phase.GAME_OVER
+    c.on_reading(reading_of(Position.STARTING, 1, dice=dice), 5.0)
+    events = c.on_tick(5.0 + SETTLE)
+    assert kinds(events) == ["opening-roll"] and c.state.game_number == 2
+
+
+def test_resignation_from_the_keyboard(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    assert kinds(c.on_command("resign gammon", 1.0)) == ["resign"]
+    events = c.on_button("take", 2.0)  # the opponent accepts
+    assert kinds(events) == ["accept-resign", "game-over"]
+    assert c.state.score == (0, 2)
+
+
+# -- odds and ends ------------------------------------------------------------------------------------
+
+
+def test_undo_takes_back_the_last_action(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    c.on_button("double", 1.0)
+    assert kinds(c.on_button("undo", 2.0)) == ["undo"]
+    assert c.state == to_roll
+    assert kinds(c.on_button("undo", 3.0)) == ["refused"]
+
+
+def test_occluded_readings_are_ignored(opened: MatchState) -> None:
+    c = Controller(opened)
+    r = reading_of(after(opened, "8/5 6/5"), 1)
+    hidden = BoardReading(r.points, r.bar, r.off, occluded=True)
+    assert c.on_reading(hidden, 1.0) == [] and c.on_tick(5.0) == []
+    assert c.state == opened
+
+
+def test_event_json() -> None:
+    event = Event("roll", "rolled 3-1", {"dice": [3, 1]}, Roll(Dice(3, 1)), "camera", 0.987654)
+    assert event.to_json() == {
+        "event": "roll",
+        "text": "rolled 3-1",
+        "dice": [3, 1],
+        "action": "Roll",
+        "source": "camera",
+        "confidence": 0.9877,
+    }
+
+
+def test_bad_mode_is_refused() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        Controller(MatchState.new_match(1), mode="coach")  # type: ignore[arg-type]
+
+
+def test_motion_restarts_the_settle_time(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(reading_of(after(opened, "8/5 6/5"), 1), 1.0)
+    c.on_motion(1.4)  # a hand over the board
+    assert c.on_tick(1.0 + SETTLE) == []
+    c.on_reading(reading_of(after(opened, "8/5 6/5"), 1), 2.0)
+    assert c.on_tick(2.3) == []
+    assert kinds(c.on_tick(2.0 + SETTLE)) == ["move"]
+
+
+def test_same_illegal_board_again_is_flagged_again(opened: MatchState) -> None:
+    c = Controller(opened)
+    wrong = reading_of(Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2}), 1)
+    c.on_reading(wrong, 1.0)
+    assert kinds(c.on_tick(2.0)) == ["illegal"]
+    assert kinds(c.on_reading(reading_of(opened.position, 1), 3.0)) == ["put-back"]
+    assert c.on_tick(4.0) == []  # nothing moved, dice away: no complaint
+    c.on_reading(wrong, 5.0)
+    assert kinds(c.on_tick(6.0)) == ["illegal"]
+
+
+def test_unsure_only_how_far_the_move_has_got_is_not_asked(opened: MatchState) -> None:
+    c = Controller(opened)
+    # Unsure whether a checker has left the 8-point for the 5-point (8/5): before or part-way.
+    board = opened.position
+    points, _, _ = board.to_absolute(1)
+    doubt = {7: (0.5, points[7] - 1, 0.45), 4: (0.5, 1, 0.45)}
+    c.on_reading(reading_of(board, 1, doubt=doubt), 1.0)
+    assert c.on_tick(2.0) == []
+    assert not c.please_check
+    events = c.on_button("done", 2.5)
+    assert kinds(events) in (["not-moved"], ["in-progress"])
+    assert not c.please_check
+
+
+def test_events_stored_leave_the_store_where_the_controller_is(opened: MatchState) -> None:
+    store = MatchStore(":memory:")
+    match = store.start_match(["Alice", "Bob"], 5)
+    c = Controller(MatchState.new_match(5))
+    events: list[Event] = []
+
+    def feed(new: list[Event]) -> None:
+        events.extend(new)
+        for event in new:
+            store_event(store, match, event)
+
+    feed(c.on_reading(reading_of(Position.STARTING, 1, dice=(die(3, "right"), die(1, "left"))), 0.0))
+    feed(c.on_tick(1.0))
+    assert c.state.dice == Dice(3, 1) and c.state.on_roll == 1
+    feed(c.on_reading(reading_of(after(c.state, "24/21 24/23"), 1, dice=ROLL_31), 2.0))
+    feed(c.on_button("done", 2.1))
+    feed(c.correct("24/20", 3.0))
+    feed(c.on_button("double", 4.0))
+    feed(c.on_button("undo", 5.0))
+    feed(c.on_button("double", 6.0))
+    feed(c.on_button("take", 7.0))
+    assert kinds(events) == ["opening-roll", "move", "correction", "double", "undo", "double", "take"]
+    assert store.state(match) == c.state
+    standing = store.actions(match)
+    assert [a.source for a in standing] == ["camera", "correction", "button", "button"]
+    assert standing[0].confidence is not None and standing[1].note == "corrected by the players"
+    assert c.state.cube == Cube(2, 1)
+    store.close()
+
+
+def test_dice_jitter_between_readings_still_settles(to_roll: MatchState) -> None:
+    c = Controller(to_roll)
+    board = to_roll.position
+    first = (die(4, "left", y=100), die(2, "left", y=400))
+    jittered = tuple(DieOnBoard(d.value, (d.center[0] + 2, d.center[1] - 1), True, d.half, 0.97) for d in first)
+    assert c.on_reading(reading_of(board, 2, dice=first), 1.0) == []
+    assert c.on_reading(reading_of(board, 2, dice=jittered), 1.3) == []
+    assert kinds(c.on_reading(reading_of(board, 2, dice=jittered), 1.0 + SETTLE)) == ["roll"]

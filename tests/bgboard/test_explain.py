@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: MIT
+"""Choosing among the boards the rules allow, from a reading's per-point confidences."""
+
+from __future__ import annotations
+
+import pytest
+
+from bgboard.explain import CLEAR, explain, raw_board, reading_position
+from engine.dice import Dice
+from engine.match import MatchState, Move, OpeningRoll
+from engine.position import Position
+from vision.reader import BoardReading
+
+SOME = Position.from_points({1: 2, 5: 3, 20: 1, 25: 1}, {6: 4, 12: 2, 23: 1, 25: 1})
+
+
+def reading(position: Position, seat: int, doubt: dict[int, tuple[float, int, float]] | None = None) -> BoardReading:
+    points, bar, off = position.to_absolute(seat)
+    confidence = [0.99] * 24
+    alternatives = [(n + 1, 0.005) for n in points]
+    for index, (c, runner, p) in (doubt or {}).items():
+        confidence[index] = c
+        alternatives[index] = (runner, p)
+    return BoardReading(tuple(points), bar, off, point_confidence=tuple(confidence), alternatives=tuple(alternatives))
+
+
+@pytest.mark.parametrize("seat", [1, 2])
+def test_reading_converts_back_to_the_movers_view(seat: int) -> None:
+    r = reading(SOME, seat)
+    assert reading_position(r, seat) == SOME
+    raw = raw_board(r, seat)
+    assert (raw.mover, raw.opponent) == (SOME[0], SOME[1])
+    assert raw.off == SOME.off()
+
+
+def test_seat_two_sees_the_board_turned() -> None:
+    points, bar, _ = SOME.to_absolute(2)
+    # The mover's 1-point is player 1's 24-point, his checkers negative.
+    assert points[23] == -2 and points[0] == 0 and bar == (1, 1)
+
+
+def test_a_reading_with_too_many_checkers_is_not_a_position() -> None:
+    r = BoardReading((16,) + (0,) * 23, (0, 0), (0, 15))
+    assert reading_position(r, 1) is None
+    assert raw_board(r, 1).count_problems()
+
+
+@pytest.fixture
+def opened() -> MatchState:
+    return MatchState.new_match(5).apply(OpeningRoll(1, 3))
+
+
+def _after(state: MatchState, play: str) -> Position:
+    return state.apply(Move(play)).position.swap()
+
+
+def test_a_clear_legal_result(opened: MatchState) -> None:
+    board = _after(opened, "8/5 6/5")
+    e = explain(opened.position, Dice(3, 1), reading(board, 1), 1)
+    assert e.clear and e.best.kind == "legal" and str(e.best.play) == "8/5 6/5"
+    assert e.best.position == board and e.share > 0.99
+
+
+def test_before_and_partial_are_candidates(opened: MatchState) -> None:
+    e = explain(opened.position, Dice(3, 1), reading(opened.position, 1), 1)
+    assert e.clear and e.best.kind == "before"
+    half = Position.from_points({6: 5, 8: 2, 5: 1, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    e = explain(opened.position, Dice(3, 1), reading(half, 1), 1)
+    assert e.clear and e.best.kind == "partial"
+
+
+def test_an_illegal_board_read_confidently_stays_as_read(opened: MatchState) -> None:
+    wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    e = explain(opened.position, Dice(3, 1), reading(wrong, 1), 1)
+    assert e.clear and e.best.kind == "read" and e.best.position == wrong
+
+
+def test_a_misread_point_is_explained_by_the_legal_result(opened: MatchState) -> None:
+    board = _after(opened, "8/5 6/5")
+    points, _, _ = board.to_absolute(1)
+    # The reader saw 3 on the 5-point, barely preferring it to the 2 that is there.
+    doubt = {4: (0.4, points[4], 0.38)}
+    r = reading(board, 1, doubt)
+    r = BoardReading(
+        tuple(3 if i == 4 else n for i, n in enumerate(r.points)),
+        r.bar,
+        r.off,
+        point_confidence=r.point_confidence,
+        alternatives=r.alternatives,
+    )
+    e = explain(opened.position, Dice(3, 1), r, 1)
+    assert e.clear and e.best.kind == "legal" and str(e.best.play) == "8/5 6/5"
+
+
+def test_two_legal_results_close_together_are_doubtful(opened: MatchState) -> None:
+    a, _, _ = _after(opened, "24/21 24/23").to_absolute(1)
+    b, _, _ = _after(opened, "24/20").to_absolute(1)
+    doubt = {i: (0.5, b[i], 0.45) for i in range(24) if a[i] != b[i]}
+    e = explain(opened.position, Dice(3, 1), reading(_after(opened, "24/21 24/23"), 1, doubt), 1)
+    assert not e.clear
+    assert e.best.position == _after(opened, "24/21 24/23")
+    rival = next(c for c in e.candidates if c.position == _after(opened, "24/20"))
+    assert rival.kind == "legal" and e.best.score - rival.score < CLEAR
+    assert set(e.doubtful_points()) == {24, 23, 21, 20}
+
+
+def test_no_legal_play_makes_the_position_before_the_result() -> None:
+    # Player on the bar against a closed board: nothing to play.
+    before = Position.from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 20: 3})
+    e = explain(before, Dice(6, 5), reading(before, 1), 1)
+    assert e.best.kind == "legal" and e.best.play is not None and not e.best.play
