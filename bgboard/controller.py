@@ -64,6 +64,8 @@ Mode = Literal["referee", "log"]
 SETTLE: Final = 0.6
 #: A cube reading below this confidence is not acted on.
 CUBE_CONFIDENCE: Final = 0.6
+#: Dice read below this confidence are not recorded: the players are asked to enter them.
+DICE_CONFIDENCE: Final = 0.6
 #: Pixels a die may seem to shift between two readings and still be the same die lying there.
 SAME_DIE_PIXELS: Final = 12.0
 
@@ -160,6 +162,7 @@ class Controller:
         """Forget what was seen of the last roll or move (the match moved on)."""
         self._pending_dice: tuple[tuple[DieOnBoard, ...], float] | None = None
         self._reroll: tuple[DieOnBoard, ...] | None = None
+        self._unclear: tuple[DieOnBoard, ...] | None = None
         # Dice still lying from the last roll are not a new roll.
         self._stale: tuple[DieOnBoard, ...] = self._last_reading.dice if self._last_reading else ()
         self._board: Explanation | None = None
@@ -180,7 +183,7 @@ class Controller:
     @property
     def please_check(self) -> bool:
         """A doubtful reading or a re-roll waits for the players."""
-        return self._check is not None or self._reroll is not None
+        return self._check is not None or self._reroll is not None or self._unclear is not None
 
     def check_points(self) -> tuple[int, ...]:
         """The points (player 1's numbering) to check, if the doubt is about particular points."""
@@ -261,7 +264,8 @@ class Controller:
 
         ``done``, ``undo``, ``double``, ``take``, ``drop``, ``hint``; ``resign [single|gammon|
         backgammon]``, ``accept``, ``reject``; ``correct <play or Position ID>`` (or just a
-        play such as ``13/7 8/7``); ``dice 31`` to give a roll the camera cannot read.
+        play such as ``13/7 8/7``); ``dice 31`` to give a roll the camera cannot read (for the
+        opening roll, the bottom player's die first).
         """
         words = text.strip().split(maxsplit=1)
         if not words:
@@ -296,7 +300,16 @@ class Controller:
         """
         undo = 0
         state = self.state
+        if isinstance(value, Dice) and state.phase in (Phase.OPENING, Phase.GAME_OVER):
+            # One die each: the first named is the bottom player's (seat 1).
+            first, second = value.first, value.second
+            die0, die1 = (first, second) if self.seat(0) == 1 else (second, first)
+            if die0 == die1:
+                return [Event("refused", "equal opening dice: roll again", verdict=None)]
+            self._unclear = None
+            return self._record(OpeningRoll(die0, die1), "correction", note="opening roll given by the players")
         if isinstance(value, Dice):
+            self._unclear = None
             if state.phase is not Phase.ROLL:
                 return [Event("refused", "a roll can only be given before the move", verdict=None)]
             return self._record(Roll(value, by=state.on_roll), "correction", note="roll given by the players")
@@ -378,6 +391,22 @@ class Controller:
         self._reroll = dice
         return [Event("re-roll", f"{why}: roll again", {"reason": why}, verdict="check")]
 
+    def _unclear_event(self, dice: tuple[DieOnBoard, ...]) -> list[Event]:
+        """Dice read too doubtfully to record: never a silent guess, the players say what they show."""
+        self._pending_dice = None
+        if self._unclear is not None and _same_dice(dice, self._unclear):
+            return []
+        self._unclear = dice
+        values = [d.value for d in dice]
+        return [
+            Event(
+                "please-check",
+                "the dice are hard to read: enter them at the console (dice 64)",
+                {"dice": values, "confidence": min(d.confidence for d in dice)},
+                verdict="check",
+            )
+        ]
+
     def _settled(self, dice: tuple[DieOnBoard, ...], t: float) -> bool:
         """The dice have lain where they lie for the settle time."""
         self._reroll = None
@@ -400,6 +429,9 @@ class Controller:
             return self._reroll_event(dice, "a die is cocked")
         if {d.half for d in dice} != {"left", "right"}:
             return self._reroll_event(dice, "each player rolls one die, on his own right-hand side")
+        if min(d.confidence for d in dice) < DICE_CONFIDENCE:
+            return self._unclear_event(dice)
+        self._unclear = None
         if not self._settled(dice, t):
             return []
         by_seat = {1 if d.half == "right" else 2: d for d in dice}
@@ -426,6 +458,9 @@ class Controller:
         right = "right" if self.seat(state.on_roll) == 1 else "left"
         if any(d.half != right for d in dice):
             return self._reroll_event(dice, "the dice must land on the board to your right")
+        if min(d.confidence for d in dice) < DICE_CONFIDENCE:
+            return self._unclear_event(dice)
+        self._unclear = None
         if not self._settled(dice, t):
             return []
         self._pending_dice = None
@@ -468,7 +503,8 @@ class Controller:
 
     def _maybe_picked_up(self, t: float) -> list[Event]:
         """Judge the board once the dice are picked up and it has lain still for the settle time."""
-        if self._dice_down or self._board is None or self._board_key == self._decided:
+        # No key: something moved since the board was read, and what lies there now is unknown.
+        if self._dice_down or self._board is None or self._board_key is None or self._board_key == self._decided:
             return []
         if t - self._board_since < self.settle - _EPSILON:
             return []

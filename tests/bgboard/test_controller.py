@@ -178,6 +178,32 @@ def test_illegal_move_flagged_then_put_back_then_legal(opened: MatchState) -> No
     assert c.state.on_roll == 0
 
 
+def test_a_tick_after_motion_does_not_judge_the_board_seen_before_it(opened: MatchState) -> None:
+    c = Controller(opened)
+    wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
+    c.on_reading(reading_of(wrong, 1), 0.0)
+    assert kinds(c.on_tick(SETTLE + 0.1)) == ["illegal"]
+    # A hand over the board: what lies there afterwards is unknown until it is read again.
+    c.on_motion(1.0)
+    assert c.on_tick(1.1) == [] and c.on_tick(3.0) == []
+    # The same board read again is the verdict already shown, not a second one.
+    assert c.on_reading(reading_of(wrong, 1), 3.5) + c.on_tick(3.5 + SETTLE) == []
+    assert c.judgement is not None and c.judgement.verdict == "illegal"
+
+
+def test_doubtful_dice_are_not_recorded_but_asked_for() -> None:
+    c = Controller(MatchState.new_match(5))
+    shaky = reading_of(Position.STARTING, 1, dice=(die(3, "right", y=100, confidence=0.43), die(2, "left", y=500)))
+    events = c.on_reading(shaky, 0.0) + c.on_tick(1.0)
+    assert kinds(events) == ["please-check"] and events[0].action is None
+    assert c.state.phase is Phase.OPENING and c.please_check
+    assert c.on_tick(2.0) == []  # said once
+    # The players enter what the dice show: a correction, not the camera's guess.
+    events = c.on_command("dice 52", 3.0)
+    assert [e.source for e in events if e.action is not None] == ["correction"]
+    assert c.state.phase is Phase.MOVE and c.state.dice == Dice(5, 2)
+
+
 def test_illegal_then_made_legal_without_putting_back(opened: MatchState) -> None:
     c = Controller(opened)
     wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
