@@ -1,0 +1,231 @@
+# SPDX-License-Identifier: MIT
+"""The referee's pipeline from camera frames to events, store and LEDs, one frame at a time.
+
+:class:`Table` joins the parts that already exist: the :class:`~vision.stabiliser.MotionGate`
+decides whether the board is still, the :class:`~vision.reader.BoardReader` reads still frames,
+the :class:`~bgboard.controller.Controller` turns readings, buttons and commands into events,
+and each batch of events goes to the console callback, the match store and the LED panel.
+
+It is synchronous and keeps no clock of its own: every input carries its time, so the referee
+loop, the demo and the tests drive it the same way. Reading a frame is the expensive step
+(tens of milliseconds), so a still scene is read once per still period, not once per frame.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bgboard.controller import Controller, Event, store_event
+from bgboard.store import MatchStore
+from hardware.panels import LedPanel
+from hardware.scene import Scene
+from vision.reader import BoardReader, BoardReading
+from vision.stabiliser import GateState, MotionGate, Stabiliser
+
+
+@dataclass(frozen=True, slots=True)
+class Latency:
+    """How long one still period took to reach the LEDs.
+
+    :ivar still_at: time of the first still frame after motion (the frames' clock).
+    :ivar shown_at: time of the frame whose processing showed the new scene (the frames' clock).
+    :ivar wall: processing seconds spent on the frames from ``still_at`` to ``shown_at``
+        inclusive (the table's own clock; the waiting between frames is not counted).
+    """
+
+    still_at: float
+    shown_at: float
+    wall: float
+
+    @property
+    def waited(self) -> float:
+        """Seconds of frame time from the first still frame to the scene being shown."""
+        return self.shown_at - self.still_at
+
+
+@dataclass
+class TableStats:
+    """Counters and timings of a :class:`Table`, for benchmarks.
+
+    :ivar frames: frames fed.
+    :ivar moving: frames in which the gate saw motion.
+    :ivar reads: frames read by the board reader.
+    :ivar shown: scene changes (each sent to the panel, if there is one).
+    :ivar feed_seconds: processing seconds of every :meth:`Table.feed`.
+    :ivar read_seconds: seconds of every board reading.
+    :ivar latencies: one entry per still period whose scene reached the panel.
+    """
+
+    frames: int = 0
+    moving: int = 0
+    reads: int = 0
+    shown: int = 0
+    feed_seconds: list[float] = field(default_factory=list)
+    read_seconds: list[float] = field(default_factory=list)
+    latencies: list[Latency] = field(default_factory=list)
+
+    def summary(self) -> dict[str, float | int]:
+        """A JSON-ready digest: counts, and mean and worst times in milliseconds."""
+
+        def ms(values: list[float]) -> tuple[float, float]:
+            return (1000 * sum(values) / len(values), 1000 * max(values)) if values else (0.0, 0.0)
+
+        feed_mean, feed_max = ms(self.feed_seconds)
+        read_mean, read_max = ms(self.read_seconds)
+        wall_mean, wall_max = ms([x.wall for x in self.latencies])
+        return {
+            "frames": self.frames,
+            "moving": self.moving,
+            "reads": self.reads,
+            "shown": self.shown,
+            "feed_ms_mean": round(feed_mean, 2),
+            "feed_ms_max": round(feed_max, 2),
+            "read_ms_mean": round(read_mean, 2),
+            "read_ms_max": round(read_max, 2),
+            "latency_ms_mean": round(wall_mean, 2),
+            "latency_ms_max": round(wall_max, 2),
+        }
+
+
+def reading_key(reading: BoardReading) -> tuple[object, ...]:
+    """What two readings must share to count as the same board (for the stabiliser's votes)."""
+    dice = tuple(sorted((d.value, d.half, d.flat) for d in reading.dice))
+    cube = None if reading.cube is None else (reading.cube.value, reading.cube.owner)
+    return (reading.points, reading.bar, dice, cube, reading.occluded)
+
+
+class Table:
+    """Frames, buttons and commands in; events out, stored and shown.
+
+    :param reader: reads still frames.
+    :param gate: tells moving frames from still ones (made with the reader's homography).
+    :param controller: follows the match.
+    :param panel: shows :meth:`Controller.scene` whenever it changes.
+    :param store: records the events' actions under ``match_id``.
+    :param match_id: the store's match (required with ``store``).
+    :param out: called with every event, in order (the console).
+    :param agree: still readings that must agree before one is passed on; 1 reads each still
+        period once, more fuses several frames with a :class:`~vision.stabiliser.Stabiliser`.
+    :param clock: the processing clock for :class:`TableStats` (seconds).
+    :raises ValueError: a store without a match id, or ``agree`` below 1.
+    """
+
+    def __init__(
+        self,
+        reader: BoardReader,
+        gate: MotionGate,
+        controller: Controller,
+        *,
+        panel: LedPanel | None = None,
+        store: MatchStore | None = None,
+        match_id: int | None = None,
+        out: Callable[[Event], None] | None = None,
+        agree: int = 1,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if store is not None and match_id is None:
+            raise ValueError("a store needs the match id to record under")
+        if agree < 1:
+            raise ValueError(f"agree is at least 1, not {agree!r}")
+        self.reader = reader
+        self.gate = gate
+        self.controller = controller
+        self.panel = panel
+        self.store = store
+        self.match_id = match_id
+        self.out = out
+        self.stats = TableStats()
+        self._clock = clock
+        self._stabiliser: Stabiliser[BoardReading] = Stabiliser(agree)
+        self._shown: Scene | None = None
+        # True once this still period's reading reached the controller: no more reads until
+        # the gate sees motion again.
+        self._passed = False
+        # The still period being timed: its first frame's time and the processing so far.
+        self._period: tuple[float, float] | None = None
+        self.last_gate: GateState | None = None
+        self.last_reading: BoardReading | None = None
+
+    def feed(self, image: np.ndarray, t: float) -> list[Event]:
+        """Process one camera frame taken at ``t`` (seconds); returns the events it caused."""
+        start = self._clock()
+        self.stats.frames += 1
+        gate = self.gate.feed(image, t)
+        self.last_gate = gate
+        events: list[Event] = []
+        if gate.moving:
+            self.stats.moving += 1
+            self._passed = False
+            self._period = None
+            self._stabiliser.feed(None, None, gate)
+            events += self.controller.on_motion(t)
+        elif gate.still:
+            if not self._passed:
+                reading = self._read(image)
+                fused = self._stabiliser.feed(reading, reading_key(reading), gate)
+                if fused is not None:
+                    self._passed = True
+                    events += self.controller.on_reading(fused, t)
+            # Ticks only once this period's reading is in: a tick before it would let the
+            # controller judge the board it saw before the motion.
+            if self._passed:
+                events += self.controller.on_tick(t)
+        if not gate.moving and self._period is None and gate.still_since is not None:
+            self._period = (gate.still_since, 0.0)
+        shown = self._handle(events)
+        elapsed = self._clock() - start
+        self.stats.feed_seconds.append(elapsed)
+        if self._period is not None:
+            still_at, wall = self._period
+            self._period = (still_at, wall + elapsed)
+            if shown:
+                self.stats.latencies.append(Latency(still_at, t, wall + elapsed))
+        return events
+
+    def button(self, name: str, t: float) -> list[Event]:
+        """A button press (``done``, ``undo``, ``double``...) at ``t``."""
+        events = self.controller.on_button(name, t)
+        self._handle(events)
+        return events
+
+    def command(self, text: str, t: float) -> list[Event]:
+        """A line typed at the console at ``t``."""
+        events = self.controller.on_command(text, t)
+        self._handle(events)
+        return events
+
+    def show(self) -> bool:
+        """Show the controller's scene if it differs from the one showing; whether it changed.
+
+        Without a panel the change is still noted, so the latencies can be measured headless.
+        """
+        scene = self.controller.scene()
+        if scene == self._shown:
+            return False
+        if self.panel is not None:
+            self.panel.show(scene)
+        self._shown = scene
+        self.stats.shown += 1
+        return True
+
+    def _read(self, image: np.ndarray) -> BoardReading:
+        start = self._clock()
+        reading = self.reader.read(image)
+        self.stats.read_seconds.append(self._clock() - start)
+        self.stats.reads += 1
+        self.last_reading = reading
+        return reading
+
+    def _handle(self, events: list[Event]) -> bool:
+        """Tell, store, then show: a store failure must not leave the LEDs ahead of the record."""
+        for event in events:
+            if self.out is not None:
+                self.out(event)
+            if self.store is not None:
+                assert self.match_id is not None
+                store_event(self.store, self.match_id, event)
+        return self.show()
