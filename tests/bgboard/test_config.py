@@ -68,7 +68,8 @@ def test_defaults() -> None:
 
 
 def test_settle_default_matches_the_controller() -> None:
-    controller = pytest.importorskip("bgboard.controller")
+    from bgboard import controller
+
     assert Config().camera.settle == controller.SETTLE
 
 

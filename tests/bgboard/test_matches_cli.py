@@ -99,7 +99,6 @@ def test_export_last_to_a_file(db: Path, tmp_path: Path) -> None:
 
 
 def test_export_sgf(db: Path, tmp_path: Path) -> None:
-    pytest.importorskip("engine.sgf")
     status, text = run(["export", "1", "--format", "sgf", "-o", str(tmp_path), "--db", str(db)])
     assert status == 0
     written = Path(text.strip())

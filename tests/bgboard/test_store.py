@@ -623,7 +623,8 @@ def _comparable(actions: tuple[Action, ...]) -> list[Action]:
 
 
 def test_mat_export_reads_back_to_the_same_record(store: MatchStore) -> None:
-    matfile = pytest.importorskip("engine.matfile")
+    from engine import matfile
+
     match = store.start_match(("Ann", "Bob"), 7, tags={"Event": "Club night", "Round": "2"})
     play(store, match, random.Random(5), resign_rate=0.0)
     text = store.export(match, "mat")
@@ -642,7 +643,6 @@ def test_mat_export_reads_back_to_the_same_record(store: MatchStore) -> None:
 
 
 def test_sgf_export(store: MatchStore) -> None:
-    pytest.importorskip("engine.sgf")
     match = store.start_match(("Ann", "Bob"), 5)
     play(store, match, random.Random(8))
     text = store.export(match, "sgf")

@@ -14,8 +14,7 @@ CORPUS = SHARED_DATA / "matches" / "bglab"
 
 
 def test_every_play_in_the_corpus_is_legal_and_every_result_adds_up() -> None:
-    if not CORPUS.is_dir():
-        pytest.skip(f"the shared match corpus is not at {CORPUS}")
+    assert CORPUS.is_dir(), f"the shared match corpus is not at {CORPUS}"
     files = list(match_files([CORPUS]))
     reports = [check_file(path) for path in files]
     assert len(files) == 1777
