@@ -414,26 +414,40 @@ class Controller:
             self._pending_dice = (dice, t)
         return t - self._pending_dice[1] >= self.settle - _EPSILON
 
-    def _opening(self, reading: BoardReading, t: float) -> list[Event]:
+    def _two_dice(self, reading: BoardReading) -> tuple[DieOnBoard, ...] | None:
+        """The two fresh dice lying on the board, or None (and what was pending is forgotten)."""
         dice = self._fresh_dice(reading)
         if not dice or len(dice) != 2:
             self._pending_dice = None
             self._reroll = None
+            return None
+        return dice
+
+    def _not_ready(self, dice: tuple[DieOnBoard, ...], halves_ok: bool, rule: str, t: float) -> list[Event] | None:
+        """What to say while the dice cannot count yet (cocked, wrong half, unclear, still
+        settling); None once they are flat, where ``rule`` wants them, clearly read and settled."""
+        if not all(d.flat for d in dice):
+            return self._reroll_event(dice, "a die is cocked")
+        if not halves_ok:
+            return self._reroll_event(dice, rule)
+        if min(d.confidence for d in dice) < DICE_CONFIDENCE:
+            return self._unclear_event(dice)
+        self._unclear = None
+        return None if self._settled(dice, t) else []
+
+    def _opening(self, reading: BoardReading, t: float) -> list[Event]:
+        dice = self._two_dice(reading)
+        if dice is None:
             return []
         if self.state.phase is Phase.GAME_OVER and reading_position(reading, 1) != Position.STARTING:
             if self._set_up_said:
                 return []
             self._set_up_said = True
             return [Event("set-up", "set up the board for the next game, then roll one die each")]
-        if not all(d.flat for d in dice):
-            return self._reroll_event(dice, "a die is cocked")
-        if {d.half for d in dice} != {"left", "right"}:
-            return self._reroll_event(dice, "each player rolls one die, on his own right-hand side")
-        if min(d.confidence for d in dice) < DICE_CONFIDENCE:
-            return self._unclear_event(dice)
-        self._unclear = None
-        if not self._settled(dice, t):
-            return []
+        halves_ok = {d.half for d in dice} == {"left", "right"}
+        waiting = self._not_ready(dice, halves_ok, "each player rolls one die, on his own right-hand side", t)
+        if waiting is not None:
+            return waiting
         by_seat = {1 if d.half == "right" else 2: d for d in dice}
         die = {p: by_seat[self.seat(p)] for p in (0, 1)}
         confidence = min(d.confidence for d in dice)
@@ -446,23 +460,16 @@ class Controller:
         return self._record(OpeningRoll(die[0].value, die[1].value), "camera", confidence=confidence)
 
     def _roll(self, reading: BoardReading, t: float) -> list[Event]:
-        dice = self._fresh_dice(reading)
-        if not dice or len(dice) != 2:
-            self._pending_dice = None
-            self._reroll = None
+        dice = self._two_dice(reading)
+        if dice is None:
             return []
         state = self.state
         assert state.on_roll is not None
-        if not all(d.flat for d in dice):
-            return self._reroll_event(dice, "a die is cocked")
         right = "right" if self.seat(state.on_roll) == 1 else "left"
-        if any(d.half != right for d in dice):
-            return self._reroll_event(dice, "the dice must land on the board to your right")
-        if min(d.confidence for d in dice) < DICE_CONFIDENCE:
-            return self._unclear_event(dice)
-        self._unclear = None
-        if not self._settled(dice, t):
-            return []
+        halves_ok = all(d.half == right for d in dice)
+        waiting = self._not_ready(dice, halves_ok, "the dice must land on the board to your right", t)
+        if waiting is not None:
+            return waiting
         self._pending_dice = None
         confidence = min(d.confidence for d in dice)
         return self._record(Roll(Dice(dice[0].value, dice[1].value), by=state.on_roll), "camera", confidence=confidence)

@@ -344,6 +344,27 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+def _stored_action(row_id: int, row: Mapping[str, Any], action: Action | None) -> StoredAction:
+    """A stored action from its ``actions`` columns (a row read back, or one just written)."""
+    return StoredAction(
+        id=row_id,
+        match=row["match"],
+        game=row["game"],
+        seq=row["seq"],
+        time=parse_time(row["time"]),
+        player=row["player"],
+        kind=row["kind"],
+        action=action,
+        gnubgid_before=row["gnubgid_before"],
+        gnubgid_after=row["gnubgid_after"],
+        source=row["source"],
+        # A row about to be written leaves out the columns it has no value for.
+        confidence=row.get("confidence"),
+        note=row.get("note"),
+        undoes=row.get("undoes"),
+    )
+
+
 def _options_json(options: MatchOptions) -> dict[str, Any]:
     return {
         "crawford": options.crawford,
@@ -934,22 +955,7 @@ class MatchStore:
 
     def _stored(self, row: sqlite3.Row) -> StoredAction:
         action = None if row["kind"] == UNDO else self._action(row)
-        return StoredAction(
-            id=row["id"],
-            match=row["match"],
-            game=row["game"],
-            seq=row["seq"],
-            time=parse_time(row["time"]),
-            player=row["player"],
-            kind=row["kind"],
-            action=action,
-            gnubgid_before=row["gnubgid_before"],
-            gnubgid_after=row["gnubgid_after"],
-            source=row["source"],
-            confidence=row["confidence"],
-            note=row["note"],
-            undoes=row["undoes"],
-        )
+        return _stored_action(row["id"], dict(row), action)
 
     # -- recording ---------------------------------------------------------------------------
 
@@ -1174,22 +1180,7 @@ class MatchStore:
         marks = ", ".join("?" for _ in row)
         cursor = db.execute(f"INSERT INTO actions ({columns}) VALUES ({marks})", tuple(row.values()))
         assert cursor.lastrowid is not None
-        return StoredAction(
-            id=cursor.lastrowid,
-            match=row["match"],
-            game=row["game"],
-            seq=row["seq"],
-            time=parse_time(row["time"]),
-            player=row["player"],
-            kind=row["kind"],
-            action=action,
-            gnubgid_before=row["gnubgid_before"],
-            gnubgid_after=row["gnubgid_after"],
-            source=row["source"],
-            confidence=row.get("confidence"),
-            note=row.get("note"),
-            undoes=row.get("undoes"),
-        )
+        return _stored_action(cursor.lastrowid, row, action)
 
     # -- records and export ------------------------------------------------------------------
 
