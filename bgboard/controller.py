@@ -28,6 +28,7 @@ recorded with source ``correction``.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
@@ -321,16 +322,19 @@ class Controller:
         play: Play | Position | str = value
         if isinstance(value, str):
             text = value.strip()
-            if len(text) == 14 and "/" not in text:
-                try:
+            # Position IDs are base64, so they may hold a "/" too: try the ID first.
+            if len(text) == 14:
+                with contextlib.suppress(BackgammonError):
                     play = Position.from_id(text)
-                except BackgammonError as exc:
-                    return [Event("refused", f"not a position: {exc}")]
         if isinstance(play, Position) and state.dice is not None:
             # Store the play, not the board: the record formats write plays.
             play = legal_plays(state.position, state.dice).play_for(play) or play
         action = Move(play, by=state.on_roll)
-        refusal = state.refusal(action)
+        try:
+            refusal = state.refusal(action)
+        except BackgammonError as exc:
+            # A mistyped play at the console: say so, and keep the game going.
+            return [Event("refused", f"not a play: {exc}", {"correction": str(value)})]
         if refusal is not None:
             return [Event("refused", refusal, {"correction": str(value)})]
         if undo:

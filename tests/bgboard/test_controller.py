@@ -204,6 +204,18 @@ def test_doubtful_dice_are_not_recorded_but_asked_for() -> None:
     assert c.state.phase is Phase.MOVE and c.state.dice == Dice(5, 2)
 
 
+def test_a_mistyped_play_is_refused_and_a_position_id_with_a_slash_is_understood(opened: MatchState) -> None:
+    c = Controller(opened)
+    events = c.on_command("correct 13/x7 8/7", 1.0)
+    assert kinds(events) == ["refused"] and c.state.phase is Phase.MOVE
+    # Position IDs are base64: this legal result of the 3-1 holds a "/" and is still an ID.
+    result = Position.from_id("4HPwATCwZ/ABMA")
+    assert result in opened.legal_plays().positions()
+    events = c.on_command("correct 4HPwATCwZ/ABMA", 2.0)
+    assert [e.source for e in events if e.action is not None] == ["correction"]
+    assert c.state.on_roll == 0
+
+
 def test_illegal_then_made_legal_without_putting_back(opened: MatchState) -> None:
     c = Controller(opened)
     wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
