@@ -1,0 +1,386 @@
+# SPDX-License-Identifier: MIT
+"""Table figures: a seeded game refereed from rendered camera frames, and its latency.
+
+Run from the project root::
+
+    .venv/bin/python bench/table.py [--moves 60] [--seed 1] [--fps 5] [--noise 2] [--json]
+
+Two simulated players play one game (they pick legal plays as :mod:`bgboard.demo` does; the
+cube is left alone). Every turn is filmed on one random board style, camera and lamp (seeded),
+with the reader calibrated once on a render of the starting position:
+
+- the roll: a few frames with a hand over the board, then still frames of the two dice lying
+  flat on the roller's right-hand half (the opening roll: one die on each side);
+- the move: hand frames while the checkers are moved, then still frames of the result with
+  the dice picked up.
+
+The frames go through :class:`bgboard.table.Table` on an injected clock (``--fps``), with a
+fake LED panel. Each still frame gets fresh sensor noise (``--noise``, grey levels), as a real
+camera's frames never repeat exactly. Figures:
+
+- moves (and rolls) recorded right from the camera alone; flagged for checking (please-check,
+  illegal, re-roll, not-moved events); wrong ones accepted (goal: zero); missed ones (nothing
+  said at all). A flagged or misread turn is resolved as the players would at the console, so
+  the game goes on.
+- latency after a move: from the first still frame to the new LED scene, the processing time
+  (median and p95; goal 100 ms median on one core) and the frame time waited (which includes
+  the gate's and the controller's settle times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bgboard.controller import Controller, Event
+from bgboard.demo import _pick
+from bgboard.table import Latency, Table
+from engine.dice import Dice
+from engine.match import MatchState, Move, OpeningRoll, Phase, Roll
+from engine.movegen import legal_plays
+from engine.position import Position
+from hardware.panels import FakeLedPanel
+from vision.calibration import calibrate
+from vision.reader import BoardReader
+from vision.render import BoardStyle, Camera, DieSpec, Lighting, Scene, random_setup, render
+from vision.stabiliser import MotionGate
+
+#: Events that ask the players to look again: a turn that met one of them was flagged.
+FLAGS = frozenset({"please-check", "illegal", "re-roll", "not-moved", "in-progress", "refused"})
+#: Frames with a hand over the board while the dice are rolled, and while the checkers move.
+HAND_FRAMES = 3
+#: Still frames of each settled scene: enough for the gate's and the controller's settle times.
+STILL_FRAMES = 9
+
+
+@dataclass
+class Tally:
+    """What happened to one kind of turn (rolls or moves)."""
+
+    right: int = 0
+    flagged: int = 0
+    wrong: int = 0
+    missed: int = 0
+    kinds: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def total(self) -> int:
+        return self.right + self.flagged + self.wrong + self.missed
+
+
+def _ms(values: list[float], q: float) -> float | None:
+    """The ``q`` quantile of ``values`` in milliseconds (None without values)."""
+    if not values:
+        return None
+    if len(values) == 1:
+        return 1e3 * values[0]
+    return 1e3 * statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
+
+
+class Film:
+    """Renders the frames of one board setup and feeds them to a table on a frame clock."""
+
+    def __init__(
+        self,
+        style: BoardStyle,
+        camera: Camera,
+        lighting: Lighting,
+        table: Table,
+        *,
+        step: float,
+        noise: float,
+        seed: int,
+    ) -> None:
+        self.style, self.camera, self.lighting = style, camera, lighting
+        self.table = table
+        self.step = step
+        self.noise = noise
+        self.t = 0.0
+        self.frame_seed = seed * 1_000_003
+        self.noise_rng = np.random.default_rng(seed)
+
+    def _render(self, scene: Scene, *, hand: bool) -> np.ndarray:
+        self.frame_seed += 1
+        return render(
+            scene, style=self.style, camera=self.camera, lighting=self.lighting, hand=hand, seed=self.frame_seed
+        ).image
+
+    def _feed(self, image: np.ndarray) -> list[Event]:
+        events = self.table.feed(image, self.t)
+        self.t += self.step
+        return events
+
+    def hands(self, scene: Scene, frames: int = HAND_FRAMES) -> list[Event]:
+        """A hand over the board, somewhere new every frame."""
+        events: list[Event] = []
+        for _ in range(frames):
+            events += self._feed(self._render(scene, hand=True))
+        return events
+
+    def still(self, scene: Scene, frames: int = STILL_FRAMES) -> list[Event]:
+        """One scene lying still; each frame with its own sensor noise."""
+        image = self._render(scene, hand=False)
+        events: list[Event] = []
+        for _ in range(frames):
+            if self.noise > 0:
+                grain = self.noise_rng.normal(0.0, self.noise, image.shape)
+                events += self._feed(np.clip(image + grain, 0, 255).astype(np.uint8))
+            else:
+                events += self._feed(image)
+        return events
+
+
+def _scene(position: Position, seat: int, dice: tuple[DieSpec, ...] = ()) -> Scene:
+    """The physical board of ``position`` seen from the player at ``seat``."""
+    points, bar, off = position.to_absolute(seat)
+    return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
+
+
+def _kinds(events: list[Event]) -> list[str]:
+    return [e.kind for e in events]
+
+
+def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -> dict[str, object]:
+    """Play and film one game (at most ``moves`` moves); returns the figures."""
+    rng = random.Random(seed)
+    style, camera, lighting = random_setup(np.random.default_rng(seed))
+    start = _scene(Position.STARTING, 1)
+    shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
+    reader = BoardReader(calibrate(shot.image, shot.corners))
+    controller = Controller(MatchState.new_match(5))
+    panel = FakeLedPanel()
+    table = Table(reader, MotionGate(reader.homography), controller, panel=panel)
+    film = Film(style, camera, lighting, table, step=1.0 / fps, noise=noise, seed=seed)
+    truth = MatchState.new_match(5)
+    rolls, plays = Tally(), Tally()
+    move_latencies: list[Latency] = []
+    roll_latencies: list[Latency] = []
+    stopped: str | None = None
+    board = start
+    played = 0
+
+    def note(text: str) -> None:
+        # What the reader last saw explains most misses: an occluded board is taken for motion.
+        seen = table.last_reading
+        if seen is not None:
+            dice = " ".join(f"{d.value}{d.half[0]}{'' if d.flat else 'c'}:{d.confidence:.2f}" for d in seen.dice)
+            text += f"  [last read: occluded={seen.occluded} confidence={seen.confidence:.2f} dice={dice or '-'}]"
+        log.append(f"t={film.t:7.1f}s  {text}")
+
+    def same(state: MatchState, wanted: MatchState) -> bool:
+        """The same match, but for the order of the dice (a roll of 5-3 is a roll of 3-5)."""
+        return state == wanted or (state.dice is not None and replace(state, dice=wanted.dice) == wanted)
+
+    def settle_roll(events: list[Event], wanted: MatchState, fix: str) -> bool:
+        """Count a roll against the truth and set the controller right; False if it cannot be."""
+        kinds = _kinds(events)
+        rolls.kinds.update(kinds)
+        recorded = [e for e in events if isinstance(e.action, (Roll, OpeningRoll))]
+        flagged = any(k in FLAGS for k in kinds)
+        if recorded and not same(controller.state, wanted):
+            rolls.wrong += 1
+            note(f"WRONG roll accepted: {recorded[-1].text}; truth {fix}")
+            table.command("undo", film.t)
+        elif recorded and not flagged:
+            rolls.right += 1
+        elif flagged:
+            rolls.flagged += 1
+            note(f"roll flagged: {kinds}; truth {fix}")
+        else:
+            rolls.missed += 1
+            note(f"roll missed: {kinds}; truth {fix}")
+        if not same(controller.state, wanted):
+            answer = table.command(fix, film.t)
+            if not same(controller.state, wanted):
+                note(f"the controller refused {fix!r}: {_kinds(answer)} {[e.text for e in answer]}")
+                return False
+        return True
+
+    # The opening roll: one die each on his own right-hand side (seat 1, engine player 1, on the right).
+    while truth.phase is Phase.OPENING:
+        d0, d1 = rng.randint(1, 6), rng.randint(1, 6)
+        dice = (DieSpec(d1, half="right"), DieSpec(d0, half="left"))
+        events = film.hands(board)
+        before = len(table.stats.latencies)
+        events += film.still(_scene(Position.STARTING, 1, dice))
+        roll_latencies += table.stats.latencies[before:]
+        if d0 == d1:
+            if "opening-tie" not in _kinds(events):
+                note(f"opening tie {d0}-{d1} not seen: {_kinds(events)}")
+            continue
+        truth = truth.apply(OpeningRoll(d0, d1))
+        if not settle_roll(events, truth, f"dice {d1}{d0}"):
+            stopped = "the opening roll could not be given"
+        else:
+            truth = controller.state
+        break
+
+    while stopped is None and not truth.is_over() and played < moves:
+        mover = truth.on_roll
+        assert mover is not None
+        seat = controller.seat(mover)
+        right = "right" if seat == 1 else "left"
+        if truth.phase is Phase.ROLL:
+            roll = Dice(rng.randint(1, 6), rng.randint(1, 6))
+            dice = (DieSpec(roll.first, half=right), DieSpec(roll.second, half=right))
+            events = film.hands(board)
+            before = len(table.stats.latencies)
+            events += film.still(_scene(truth.position, seat, dice))
+            roll_latencies += table.stats.latencies[before:]
+            truth = truth.apply(Roll(roll))
+            if not settle_roll(events, truth, f"dice {roll.first}{roll.second}"):
+                stopped = f"the roll {roll} could not be given"
+                break
+            truth = controller.state
+        if truth.phase is not Phase.MOVE or controller.state.phase is not Phase.MOVE:
+            stopped = f"unexpected phases: truth {truth.phase.value}, controller {controller.state.phase.value}"
+            break
+        assert truth.dice is not None
+        legal = legal_plays(truth.position, truth.dice)
+        after = _pick(rng, truth)
+        play = legal.play_for(after)
+        text = (str(play) or "no move") if play is not None else after.position_id()
+        # The hand passes over the board as it was, then as it is left.
+        events = film.hands(_scene(truth.position, seat), 1)
+        events += film.hands(_scene(after, seat), HAND_FRAMES - 1)
+        board = _scene(after, seat)
+        before = len(table.stats.latencies)
+        events += film.still(board)
+        latencies = table.stats.latencies[before:]
+        truth = truth.apply(Move(after))
+        played += 1
+        kinds = _kinds(events)
+        recorded = [e for e in events if isinstance(e.action, Move)]
+        if after == legal.position and not recorded:
+            # A dance or a blocked roll: nothing moves, so the player says so with the button.
+            more = table.button("done", film.t)
+            events += more
+            kinds += _kinds(more)
+            recorded += [e for e in more if isinstance(e.action, Move)]
+        plays.kinds.update(kinds)
+        flagged = any(k in FLAGS for k in kinds)
+        if recorded:
+            move_latencies += latencies
+        if recorded and controller.state != truth:
+            plays.wrong += 1
+            note(f"WRONG move accepted: {recorded[-1].text}; truth {text}")
+        elif recorded and not flagged:
+            plays.right += 1
+        elif flagged:
+            plays.flagged += 1
+            note(f"move {played} flagged: {kinds} {[e.text for e in events if e.kind in FLAGS][:1]}; truth {text}")
+        else:
+            plays.missed += 1
+            note(f"move {played} missed: {kinds}; truth {text}")
+        if controller.state != truth:
+            # The players give the right move: the board after it, seen from the mover.
+            if play:
+                answer = table.command(f"correct {play}", film.t)
+            else:
+                # No play text to type (no legal move): the players give the board itself.
+                answer = controller.correct(after, film.t)
+                table.show()
+            if controller.state != truth:
+                stopped = f"the controller refused the correction {text}: {[e.text for e in answer]}"
+                break
+
+    lat_wall = [x.wall for x in move_latencies]
+    lat_wait = [x.waited for x in move_latencies]
+    roll_wall = [x.wall for x in roll_latencies]
+    summary = table.stats.summary()
+    return {
+        "seed": seed,
+        "fps": fps,
+        "noise": noise,
+        "style": style.name,
+        "moves": plays.total,
+        "moves_right": plays.right,
+        "moves_flagged": plays.flagged,
+        "moves_wrong_accepted": plays.wrong,
+        "moves_missed": plays.missed,
+        "rolls": rolls.total,
+        "rolls_right": rolls.right,
+        "rolls_flagged": rolls.flagged,
+        "rolls_wrong_accepted": rolls.wrong,
+        "rolls_missed": rolls.missed,
+        "move_events": dict(plays.kinds),
+        "roll_events": dict(rolls.kinds),
+        "move_latency_ms_median": _ms(lat_wall, 0.5),
+        "move_latency_ms_p95": _ms(lat_wall, 0.95),
+        "move_wait_ms_median": _ms(lat_wait, 0.5),
+        "move_wait_ms_p95": _ms(lat_wait, 0.95),
+        "move_latencies": len(move_latencies),
+        "roll_latency_ms_median": _ms(roll_wall, 0.5),
+        "roll_latency_ms_p95": _ms(roll_wall, 0.95),
+        "game_over": truth.is_over(),
+        "stopped": stopped,
+        "table": summary,
+        "panel_scenes": len(panel.scenes),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=60, help="stop after this many moves (the game may end first)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--fps", type=float, default=5.0, help="frames a second on the injected clock")
+    parser.add_argument("--noise", type=float, default=2.0, help="sensor noise of still frames, grey levels")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    # One core, as on the referee's small computer.
+    cv2.setNumThreads(1)
+    log: list[str] = []
+    t0 = time.perf_counter()
+    try:
+        figures = play_game(args.seed, args.moves, args.fps, args.noise, log)
+    except Exception as exc:
+        # A benchmark reports a failure in its figures rather than crashing on it.
+        figures = {"stopped": f"{type(exc).__name__}: {exc}"}
+    figures["seconds"] = round(time.perf_counter() - t0, 1)
+    figures["log"] = log
+    if args.json:
+        print(json.dumps(figures))
+        return 0 if figures.get("stopped") is None else 1
+
+    def ms(key: str) -> str:
+        value = figures.get(key)
+        return "-" if not isinstance(value, float) else f"{value:.1f} ms"
+
+    for line in log:
+        print(line)
+    if "moves" in figures:
+        print(f"game seed {args.seed}, {args.fps:g} frames/s, sensor noise {args.noise:g}: {figures['moves']} moves")
+        print(f"  {'':22}{'right':>8}{'flagged':>9}{'wrong':>7}{'missed':>8}")
+        for kind in ("moves", "rolls"):
+            print(
+                f"  {kind:22}{figures[kind + '_right']:>8}{figures[kind + '_flagged']:>9}"
+                f"{figures[kind + '_wrong_accepted']:>7}{figures[kind + '_missed']:>8}"
+            )
+        print("  (goal: no wrong ones accepted)")
+        print(f"  move events: {figures['move_events']}")
+        print(f"  roll events: {figures['roll_events']}")
+        print(f"latency, first still frame after a move to the LED scene ({figures['move_latencies']} moves):")
+        print(f"  processing median {ms('move_latency_ms_median')}, p95 {ms('move_latency_ms_p95')}  (goal: 100 ms)")
+        print(f"  frame time median {ms('move_wait_ms_median')}, p95 {ms('move_wait_ms_p95')}  (with the settle times)")
+        print(f"  after a roll: processing median {ms('roll_latency_ms_median')}, p95 {ms('roll_latency_ms_p95')}")
+        print(f"table: {json.dumps(figures['table'])}")
+    if figures.get("stopped"):
+        print(f"stopped early: {figures['stopped']}")
+    print(f"run time {figures['seconds']} s")
+    return 0 if figures.get("stopped") is None else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
