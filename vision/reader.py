@@ -51,7 +51,8 @@ SPOT_SPREAD = (14.0, 7.0, 7.0)
 #: A colour sample this far (squared, in standard deviations) from every model is foreign to
 #: the board: a hand, a sleeve, a shadow of a player.
 FOREIGN = 36.0
-#: A point with this many foreign samples is hidden; two hidden points make the board occluded.
+#: A point with this many foreign samples in a row is hidden; two hidden points make the board
+#: occluded.
 FOREIGN_SAMPLES = 3
 #: Grey-level change of a pixel of the board's frame that counts, and the share of the frame's
 #: pixels changed that means an arm is over it.
@@ -413,8 +414,14 @@ class BoardReader:
         outside = nearest > FOREIGN
         if under is not None:
             outside &= ~under
-        foreign = outside.sum(axis=1)
-        return {int(i) for i in np.flatnonzero(foreign >= FOREIGN_SAMPLES)}
+        # A hand is a solid patch: count the longest run of foreign samples along each point,
+        # not all of them, since the seams between the checkers of a stack are scattered ones.
+        run = np.zeros(outside.shape[0], dtype=np.int64)
+        longest = np.zeros(outside.shape[0], dtype=np.int64)
+        for column in outside.T:
+            run = np.where(column, run + 1, 0)
+            longest = np.maximum(longest, run)
+        return {int(i) for i in np.flatnonzero(longest >= FOREIGN_SAMPLES)}
 
     # -- dice --------------------------------------------------------------------------------
 
