@@ -79,6 +79,20 @@ class Tally:
     def total(self) -> int:
         return self.right + self.flagged + self.wrong + self.missed
 
+    def count(self, recorded: bool, correct: bool, flagged: bool) -> str:
+        """Count one turn; returns its outcome: ``wrong``, ``right``, ``flagged`` or ``missed``.
+
+        A recorded turn that differs from the truth is wrong even when it was also flagged.
+        """
+        if recorded and not correct:
+            outcome = "wrong"
+        elif recorded and not flagged:
+            outcome = "right"
+        else:
+            outcome = "flagged" if flagged else "missed"
+        setattr(self, outcome, getattr(self, outcome) + 1)
+        return outcome
+
 
 def _ms(values: list[float], q: float) -> float | None:
     """The ``q`` quantile of ``values`` in milliseconds (None without values)."""
@@ -189,18 +203,12 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
         rolls.kinds.update(kinds)
         recorded = [e for e in events if isinstance(e.action, (Roll, OpeningRoll))]
         flagged = any(k in FLAGS for k in kinds)
-        if recorded and not same(controller.state, wanted):
-            rolls.wrong += 1
+        outcome = rolls.count(bool(recorded), same(controller.state, wanted), flagged)
+        if outcome == "wrong":
             note(f"WRONG roll accepted: {recorded[-1].text}; truth {fix}")
             table.command("undo", film.t)
-        elif recorded and not flagged:
-            rolls.right += 1
-        elif flagged:
-            rolls.flagged += 1
-            note(f"roll flagged: {kinds}; truth {fix}")
-        else:
-            rolls.missed += 1
-            note(f"roll missed: {kinds}; truth {fix}")
+        elif outcome != "right":
+            note(f"roll {outcome}: {kinds}; truth {fix}")
         if not same(controller.state, wanted):
             answer = table.command(fix, film.t)
             if not same(controller.state, wanted):
@@ -273,16 +281,12 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
         flagged = any(k in FLAGS for k in kinds)
         if recorded:
             move_latencies += latencies
-        if recorded and controller.state != truth:
-            plays.wrong += 1
+        outcome = plays.count(bool(recorded), controller.state == truth, flagged)
+        if outcome == "wrong":
             note(f"WRONG move accepted: {recorded[-1].text}; truth {text}")
-        elif recorded and not flagged:
-            plays.right += 1
-        elif flagged:
-            plays.flagged += 1
+        elif outcome == "flagged":
             note(f"move {played} flagged: {kinds} {[e.text for e in events if e.kind in FLAGS][:1]}; truth {text}")
-        else:
-            plays.missed += 1
+        elif outcome == "missed":
             note(f"move {played} missed: {kinds}; truth {text}")
         if controller.state != truth:
             # The players give the right move: the board after it, seen from the mover.
