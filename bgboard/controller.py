@@ -138,10 +138,17 @@ class Controller:
     :param mode: ``referee`` (judge and record) or ``log`` (record only; illegal moves noted).
     :param settle: seconds dice, or a finished board with the dice picked up, must lie still.
     :param bottom_player: the engine player (0 or 1) at seat 1, whose numbering the board uses.
+    :param names: the names of player 0 and player 1, for the console's words.
     """
 
     def __init__(
-        self, state: MatchState, *, mode: Mode = "referee", settle: float = SETTLE, bottom_player: int = 1
+        self,
+        state: MatchState,
+        *,
+        mode: Mode = "referee",
+        settle: float = SETTLE,
+        bottom_player: int = 1,
+        names: tuple[str, str] = ("player 0", "player 1"),
     ) -> None:
         if mode not in ("referee", "log"):
             raise ValueError(f"mode is 'referee' or 'log', not {mode!r}")
@@ -151,6 +158,7 @@ class Controller:
         self.mode: Mode = mode
         self.settle = settle
         self.bottom_player = bottom_player
+        self.names = names
         self._history: list[MatchState] = []
         self._last_reading: BoardReading | None = None
         self._reset_turn()
@@ -622,17 +630,20 @@ class Controller:
         if action.__class__ is not Double or after.phase is not Phase.DOUBLED:
             self._cube_offered = False
         self._reset_turn()
-        kind, text, fields = _describe(before, action, after)
+        kind, text, fields = _describe(before, action, after, self.names)
+        if before.turn is not None:
+            fields = {"player": before.turn, **fields}
         if undo:
             kind, text = "correction", f"corrected: {text}"
         events = [Event(kind, text, fields, action, source, confidence, note, undo, verdict=None)]
         if after.is_over() and after.last_result is not None:
             result = after.last_result
             score = {"score": list(after.score), "winner": result.winner, "points": result.points}
-            words = f"{result}; score {after.score[0]}-{after.score[1]}"
+            said = str(result).replace(f"player {result.winner}", self.names[result.winner], 1)
+            words = f"{said}; score {after.score[0]}-{after.score[1]}"
             events.append(Event("game-over", words, score))
             if after.phase is Phase.MATCH_OVER:
-                events.append(Event("match-over", f"player {after.winner} wins the match {words}", score))
+                events.append(Event("match-over", f"{self.names[after.winner or 0]} wins the match: {words}", score))
             elif after.crawford:
                 events.append(Event("crawford", "the next game is the Crawford game: no doubling"))
         return events
@@ -651,15 +662,17 @@ class Controller:
         return [Event("hint", "hint asked for", fields)]
 
 
-def _describe(before: MatchState, action: Action, after: MatchState) -> tuple[str, str, dict[str, Any]]:
+def _describe(
+    before: MatchState, action: Action, after: MatchState, names: tuple[str, str]
+) -> tuple[str, str, dict[str, Any]]:
     """The event kind, the words and the fields for a recorded action."""
     player = before.turn
-    who = "" if player is None else f"player {player} "
+    who = "" if player is None else f"{names[player]} "
     match action:
         case OpeningRoll(die0, die1):
             return (
                 "opening-roll",
-                f"opening roll {die0}-{die1}: player {after.on_roll} plays first",
+                f"opening roll {die0}-{die1}: {names[after.on_roll or 0]} plays first",
                 {"dice": [die0, die1], "on_roll": after.on_roll},
             )
         case Roll(dice):
