@@ -234,9 +234,19 @@ def border_band(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
     return result
 
 
-@lru_cache(maxsize=1)
-def border_mask() -> np.ndarray:
-    """Which pixels of :func:`border_band`'s image are the frame: left, top and bottom sides."""
+#: Width of the frame left out at the end of the bar where an owned cube lies, as a fraction
+#: of the band's width.
+CUBE_REST_GAP = 0.14
+
+
+@lru_cache(maxsize=3)
+def border_mask(cube_end: str | None = None) -> np.ndarray:
+    """Which pixels of :func:`border_band`'s image are the frame: left, top and bottom sides.
+
+    :param cube_end: ``top`` or ``bottom``: an owned cube lies at that end of the bar, so the
+        frame there is left out (a cube reaching onto the frame is not an arm; an arm crossing
+        the frame covers far more than this gap).
+    """
     w, h = BORDER_SIZE
     f = BORDER / (1 + 2 * BORDER)
     # Stay a little clear of the field's own edge, where the checkers' shadows fall.
@@ -245,4 +255,9 @@ def border_mask() -> np.ndarray:
     mask[:, :side_w] = True  # left
     mask[:side_h, :] = True  # top
     mask[h - side_h :, :] = True  # bottom
+    centre, gap = w // 2, max(2, round(w * CUBE_REST_GAP / 2))
+    if cube_end == "top":
+        mask[:side_h, centre - gap : centre + gap] = False
+    elif cube_end == "bottom":
+        mask[h - side_h :, centre - gap : centre + gap] = False
     return mask

@@ -325,15 +325,19 @@ class BoardReader:
             runner = int(rest.argmax())
             alternatives.append((_count(runner), float(rest[runner])))
         hidden = self._hidden_points(feats, under)
-        arm = self._arm_over_frame(image)
-        on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
-        off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
-        occluded = len(hidden) >= 2 or arm
-        total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
         found = None
         if cube:
             reader = read_track if self.profile.cube_kind == "track" else read_cube
             found = reader(field_image, self.profile.geometry)
+        # An owned cube lies at its owner's end of the bar, reaching onto the frame.
+        cube_end = None
+        if found is not None and found.owner is not None and self.profile.cube_kind != "track":
+            cube_end = "bottom" if found.owner == 1 else "top"
+        arm = self._arm_over_frame(image, cube_end)
+        on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
+        off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
+        occluded = len(hidden) >= 2 or arm
+        total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
         return BoardReading(
             points=tuple(points),
             bar=bar,
@@ -382,13 +386,16 @@ class BoardReader:
                 counts, total = _seen(choice, side, bar[side])
         return choice
 
-    def _arm_over_frame(self, image: np.ndarray) -> bool:
-        """Whether something (an arm, a sleeve) lies over the board's frame round the field."""
+    def _arm_over_frame(self, image: np.ndarray, cube_end: str | None = None) -> bool:
+        """Whether something (an arm, a sleeve) lies over the board's frame round the field.
+
+        ``cube_end``: the end of the bar (``top`` or ``bottom``) where an owned cube lies.
+        """
         if not self.profile.border:
             return False
         now = border_band(image, self.homography).astype(np.float32)
         diff = now - np.asarray(self.profile.border, dtype=np.float32).reshape(now.shape)
-        mask = border_mask()
+        mask = border_mask(cube_end)
         # A lamp turned up or down shifts every pixel alike; only what stands out counts.
         diff -= np.median(diff[mask], axis=0)
         changed = (np.sqrt((diff**2).sum(axis=2)) > BORDER_CHANGE) & mask
