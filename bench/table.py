@@ -1,13 +1,15 @@
 # SPDX-License-Identifier: MIT
-"""Table figures: a seeded game refereed from rendered camera frames, and its latency.
+"""Table figures: games refereed from rendered camera frames, and the latency.
 
 Run from the project root::
 
-    .venv/bin/python bench/table.py [--moves 60] [--seed 1] [--fps 5] [--noise 2] [--json]
+    .venv/bin/python bench/table.py [--game demo|random|both] [--seed 1] [--moves 60]
+                                    [--fps 5] [--noise 2] [--json]
 
-Two simulated players play one game (they pick legal plays as :mod:`bgboard.demo` does; the
-cube is left alone). Every turn is filmed on one random board style, camera and lamp (seeded),
-with the reader calibrated once on a render of the starting position:
+``--game demo`` (the default) plays the demo's real game (:mod:`bgboard.demo`: a 3-point match
+decided in one game, two doubles taken, one move first played wrong) on its board under a lamp
+with glare. ``--game random`` plays a seeded game between two simple players on one random
+board style, camera and lamp (the cube left alone). Either way every turn is filmed:
 
 - the roll: a few frames with a hand over the board, then still frames of the two dice lying
   flat on the roller's right-hand half (the opening roll: one die on each side);
@@ -18,10 +20,10 @@ The frames go through :class:`bgboard.table.Table` on an injected clock (``--fps
 fake LED panel. Each still frame gets fresh sensor noise (``--noise``, grey levels), as a real
 camera's frames never repeat exactly. Figures:
 
-- moves (and rolls) recorded right from the camera alone; flagged for checking (please-check,
-  illegal, re-roll, not-moved events); wrong ones accepted (goal: zero); missed ones (nothing
-  said at all). A flagged or misread turn is resolved as the players would at the console, so
-  the game goes on.
+- moves (and rolls, and cube actions) recorded right from the camera alone; flagged for
+  checking (please-check, illegal, re-roll, not-moved events); wrong ones accepted (goal:
+  zero); missed ones (nothing said at all). A flagged or misread turn is resolved as the
+  players would at the console, so the game goes on.
 - latency after a move: from the first still frame to the new LED scene, the processing time
   (median and p95; goal 100 ms median on one core) and the frame time waited (which includes
   the gate's and the controller's settle times).
@@ -35,8 +37,7 @@ import random
 import statistics
 import sys
 import time
-from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -45,7 +46,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bgboard.controller import Controller, Event
-from bgboard.demo import _pick
+from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally
+from bgboard.store import MatchStore
 from bgboard.table import Latency, Table
 from engine.dice import Dice
 from engine.match import MatchState, Move, OpeningRoll, Phase, Roll
@@ -54,44 +56,8 @@ from engine.position import Position
 from hardware.panels import FakeLedPanel
 from vision.calibration import calibrate
 from vision.reader import BoardReader
-from vision.render import BoardStyle, Camera, DieSpec, Lighting, Scene, random_setup, render
+from vision.render import DieSpec, Scene, random_setup, render
 from vision.stabiliser import MotionGate
-
-#: Events that ask the players to look again: a turn that met one of them was flagged.
-FLAGS = frozenset({"please-check", "illegal", "re-roll", "not-moved", "in-progress", "refused"})
-#: Frames with a hand over the board while the dice are rolled, and while the checkers move.
-HAND_FRAMES = 3
-#: Still frames of each settled scene: enough for the gate's and the controller's settle times.
-STILL_FRAMES = 9
-
-
-@dataclass
-class Tally:
-    """What happened to one kind of turn (rolls or moves)."""
-
-    right: int = 0
-    flagged: int = 0
-    wrong: int = 0
-    missed: int = 0
-    kinds: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def total(self) -> int:
-        return self.right + self.flagged + self.wrong + self.missed
-
-    def count(self, recorded: bool, correct: bool, flagged: bool) -> str:
-        """Count one turn; returns its outcome: ``wrong``, ``right``, ``flagged`` or ``missed``.
-
-        A recorded turn that differs from the truth is wrong even when it was also flagged.
-        """
-        if recorded and not correct:
-            outcome = "wrong"
-        elif recorded and not flagged:
-            outcome = "right"
-        else:
-            outcome = "flagged" if flagged else "missed"
-        setattr(self, outcome, getattr(self, outcome) + 1)
-        return outcome
 
 
 def _ms(values: list[float], q: float) -> float | None:
@@ -103,63 +69,25 @@ def _ms(values: list[float], q: float) -> float | None:
     return 1e3 * statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
 
 
-class Film:
-    """Renders the frames of one board setup and feeds them to a table on a frame clock."""
-
-    def __init__(
-        self,
-        style: BoardStyle,
-        camera: Camera,
-        lighting: Lighting,
-        table: Table,
-        *,
-        step: float,
-        noise: float,
-        seed: int,
-    ) -> None:
-        self.style, self.camera, self.lighting = style, camera, lighting
-        self.table = table
-        self.step = step
-        self.noise = noise
-        self.t = 0.0
-        self.frame_seed = seed * 1_000_003
-        self.noise_rng = np.random.default_rng(seed)
-
-    def _render(self, scene: Scene, *, hand: bool) -> np.ndarray:
-        self.frame_seed += 1
-        return render(
-            scene, style=self.style, camera=self.camera, lighting=self.lighting, hand=hand, seed=self.frame_seed
-        ).image
-
-    def _feed(self, image: np.ndarray) -> list[Event]:
-        events = self.table.feed(image, self.t)
-        self.t += self.step
-        return events
-
-    def hands(self, scene: Scene, frames: int = HAND_FRAMES) -> list[Event]:
-        """A hand over the board, somewhere new every frame."""
-        events: list[Event] = []
-        for _ in range(frames):
-            events += self._feed(self._render(scene, hand=True))
-        return events
-
-    def still(self, scene: Scene, frames: int = STILL_FRAMES) -> list[Event]:
-        """One scene lying still; each frame with its own sensor noise."""
-        image = self._render(scene, hand=False)
-        events: list[Event] = []
-        for _ in range(frames):
-            if self.noise > 0:
-                grain = self.noise_rng.normal(0.0, self.noise, image.shape)
-                events += self._feed(np.clip(image + grain, 0, 255).astype(np.uint8))
-            else:
-                events += self._feed(image)
-        return events
-
-
 def _scene(position: Position, seat: int, dice: tuple[DieSpec, ...] = ()) -> Scene:
     """The physical board of ``position`` seen from the player at ``seat``."""
     points, bar, off = position.to_absolute(seat)
     return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
+
+
+def _pick(rng: random.Random, state: MatchState) -> Position:
+    """A simulated player's play: hit or make a point when he can, else anything legal."""
+    results = sorted(legal_plays(state.position, state.dice or Dice(1, 1)).positions())
+    if not results:
+        return state.position
+    opponent_bar = state.position.bar()[1]
+
+    def score(after: Position) -> float:
+        made = sum(1 for n in after[0][:24] if n >= 2)
+        blots = sum(1 for n in after[0][:24] if n == 1)
+        return 2.0 * (after.bar()[1] - opponent_bar) + made - 0.5 * blots + rng.random()
+
+    return max(results, key=score)
 
 
 def _kinds(events: list[Event]) -> list[str]:
@@ -305,6 +233,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
     roll_wall = [x.wall for x in roll_latencies]
     summary = table.stats.summary()
     return {
+        "game": "random",
         "seed": seed,
         "fps": fps,
         "noise": noise,
@@ -335,55 +264,123 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--moves", type=int, default=60, help="stop after this many moves (the game may end first)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--fps", type=float, default=5.0, help="frames a second on the injected clock")
-    parser.add_argument("--noise", type=float, default=2.0, help="sensor noise of still frames, grey levels")
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    # One core, as on the referee's small computer.
-    cv2.setNumThreads(1)
-    log: list[str] = []
-    t0 = time.perf_counter()
-    try:
-        figures = play_game(args.seed, args.moves, args.fps, args.noise, log)
-    except Exception as exc:
-        # A benchmark reports a failure in its figures rather than crashing on it.
-        figures = {"stopped": f"{type(exc).__name__}: {exc}"}
-    figures["seconds"] = round(time.perf_counter() - t0, 1)
-    figures["log"] = log
-    if args.json:
-        print(json.dumps(figures))
-        return 0 if figures.get("stopped") is None else 1
+def play_demo(seed: int, fps: float, noise: float) -> dict[str, object]:
+    """The demo's real game (``bgboard demo``) at its rendered table; returns the figures."""
+    from bgboard.demo import demo_record
 
+    with MatchStore(":memory:") as store:
+        game = DemoGame(demo_record(), 0, store=store, panel=FakeLedPanel(), seed=seed, fps=fps, noise=noise)
+        report = game.play()
+    walls = [x.wall for x in report.move_latencies]
+    waits = [x.waited for x in report.move_latencies]
+    rolls = [x.wall for x in report.roll_latencies]
+    figures: dict[str, object] = {"game": "demo", "seed": seed, "fps": fps, "noise": noise, "style": "classic"}
+    for kind, tally in (("moves", report.moves), ("rolls", report.rolls), ("cube", report.cube)):
+        figures[kind] = tally.total
+        figures[f"{kind}_right"] = tally.right
+        figures[f"{kind}_flagged"] = tally.flagged
+        figures[f"{kind}_wrong_accepted"] = tally.wrong
+        figures[f"{kind}_missed"] = tally.missed
+    figures.update(
+        {
+            "move_events": dict(report.moves.kinds),
+            "roll_events": dict(report.rolls.kinds),
+            "illegal_shown": report.illegal_shown,
+            "illegal_flagged": report.illegal_flagged,
+            "answers": report.answers,
+            "move_latency_ms_median": _ms(walls, 0.5),
+            "move_latency_ms_p95": _ms(walls, 0.95),
+            "move_wait_ms_median": _ms(waits, 0.5),
+            "move_wait_ms_p95": _ms(waits, 0.95),
+            "move_latencies": len(walls),
+            "roll_latency_ms_median": _ms(rolls, 0.5),
+            "roll_latency_ms_p95": _ms(rolls, 0.95),
+            "game_over": report.finished,
+            "stopped": None if report.finished else "the demo game did not reach its end",
+            "table": report.table,
+        }
+    )
+    return figures
+
+
+def _print(figures: dict[str, object], log: list[str]) -> None:
     def ms(key: str) -> str:
         value = figures.get(key)
         return "-" if not isinstance(value, float) else f"{value:.1f} ms"
 
     for line in log:
         print(line)
-    if "moves" in figures:
-        print(f"game seed {args.seed}, {args.fps:g} frames/s, sensor noise {args.noise:g}: {figures['moves']} moves")
-        print(f"  {'':22}{'right':>8}{'flagged':>9}{'wrong':>7}{'missed':>8}")
-        for kind in ("moves", "rolls"):
+    if "moves" not in figures:
+        return
+    what = "the demo game" if figures.get("game") == "demo" else f"random game seed {figures['seed']}"
+    print(
+        f"{what} ({figures['style']}), {figures['fps']:g} frames/s, sensor noise {figures['noise']:g}, "
+        f"hands over the board: {figures['moves']} moves"
+    )
+    print(f"  {'':22}{'right':>8}{'flagged':>9}{'wrong':>7}{'missed':>8}")
+    for kind in ("moves", "rolls", "cube"):
+        if kind in figures:
             print(
                 f"  {kind:22}{figures[kind + '_right']:>8}{figures[kind + '_flagged']:>9}"
                 f"{figures[kind + '_wrong_accepted']:>7}{figures[kind + '_missed']:>8}"
             )
-        print("  (goal: no wrong ones accepted)")
-        print(f"  move events: {figures['move_events']}")
-        print(f"  roll events: {figures['roll_events']}")
-        print(f"latency, first still frame after a move to the LED scene ({figures['move_latencies']} moves):")
-        print(f"  processing median {ms('move_latency_ms_median')}, p95 {ms('move_latency_ms_p95')}  (goal: 100 ms)")
-        print(f"  frame time median {ms('move_wait_ms_median')}, p95 {ms('move_wait_ms_p95')}  (with the settle times)")
-        print(f"  after a roll: processing median {ms('roll_latency_ms_median')}, p95 {ms('roll_latency_ms_p95')}")
-        print(f"table: {json.dumps(figures['table'])}")
-    if figures.get("stopped"):
-        print(f"stopped early: {figures['stopped']}")
-    print(f"run time {figures['seconds']} s")
-    return 0 if figures.get("stopped") is None else 1
+    print("  (goal: no wrong ones accepted)")
+    if "illegal_shown" in figures:
+        print(f"  illegal moves played: {figures['illegal_shown']}, lit as illegal: {figures['illegal_flagged']}")
+        print(f"  what the players had to answer: {figures['answers']}")
+    print(f"  move events: {figures['move_events']}")
+    print(f"  roll events: {figures['roll_events']}")
+    print(f"latency, first still frame after a move to the LED scene ({figures['move_latencies']} moves):")
+    print(f"  processing median {ms('move_latency_ms_median')}, p95 {ms('move_latency_ms_p95')}  (goal: 100 ms)")
+    print(f"  frame time median {ms('move_wait_ms_median')}, p95 {ms('move_wait_ms_p95')}  (with the settle times)")
+    print(f"  after a roll: processing median {ms('roll_latency_ms_median')}, p95 {ms('roll_latency_ms_p95')}")
+    print(f"table: {json.dumps(figures['table'])}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--game",
+        choices=("demo", "random", "both"),
+        default="demo",
+        help="the demo's real game (default), a random game on a random board, or both",
+    )
+    parser.add_argument("--moves", type=int, default=60, help="random game: stop after this many moves")
+    parser.add_argument("--seed", type=int, default=1, help="random game: the seed (board, players, dice)")
+    parser.add_argument("--fps", type=float, default=5.0, help="frames a second on the injected clock")
+    parser.add_argument("--noise", type=float, default=2.0, help="sensor noise of still frames, grey levels")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    # One core, as on the referee's small computer.
+    cv2.setNumThreads(1)
+    runs: list[tuple[dict[str, object], list[str]]] = []
+    for game in ("demo", "random"):
+        if args.game not in (game, "both"):
+            continue
+        log: list[str] = []
+        t0 = time.perf_counter()
+        try:
+            if game == "demo":
+                figures = play_demo(7, args.fps, args.noise)
+            else:
+                figures = play_game(args.seed, args.moves, args.fps, args.noise, log)
+        except Exception as exc:
+            # A benchmark reports a failure in its figures rather than crashing on it.
+            figures = {"game": game, "stopped": f"{type(exc).__name__}: {exc}"}
+        figures["seconds"] = round(time.perf_counter() - t0, 1)
+        figures["log"] = log
+        runs.append((figures, log))
+    failed = any(f.get("stopped") for f, _ in runs)
+    if args.json:
+        for figures, _ in runs:
+            print(json.dumps(figures))
+        return 1 if failed else 0
+    for figures, log in runs:
+        _print(figures, log)
+        if figures.get("stopped"):
+            print(f"stopped early: {figures['stopped']}")
+        print(f"run time {figures['seconds']} s")
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

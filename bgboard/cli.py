@@ -186,10 +186,24 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
-    """Referee a whole seeded game between two players on a simulated board."""
+    """Play a real game again on a rendered board: bgboard reads, judges and records it from
+    the camera frames, lights the LEDs, and writes the match as a .mat file."""
     from bgboard.demo import run_demo
+    from firmware_bridge.emulator import EmulatorError
 
-    return run_demo(seed=args.seed, json_lines=args.json, out=out)
+    try:
+        return run_demo(
+            json_lines=args.json,
+            out=out,
+            leds=args.leds,
+            out_dir=args.out,
+            seed=args.seed,
+            fps=args.fps,
+            noise=args.noise,
+            moves=args.moves,
+        )
+    except EmulatorError as exc:
+        raise CliError(f"--leds sim: {exc}") from None
 
 
 # -- vision ----------------------------------------------------------------------------------
@@ -544,9 +558,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_vision_dice)
 
-    p = sub.add_parser("demo", help="referee a whole game on a simulated board", description=cmd_demo.__doc__)
-    p.add_argument("--seed", type=int, default=7, help="seed for the dice and the players' choices")
+    p = sub.add_parser("demo", help="referee a real game on a rendered board", description=cmd_demo.__doc__)
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
+    p.add_argument(
+        "--leds",
+        choices=("terminal", "sim", "none"),
+        default="terminal",
+        help="draw the LEDs in the terminal (default), drive the real firmware in simavr, or none",
+    )
+    p.add_argument("--out", type=Path, help="folder for the match store and the .mat file (default: a new temp folder)")
+    p.add_argument("--seed", type=int, default=7, help="seed for the frames' details and the wrong move")
+    p.add_argument("--fps", type=float, default=5.0, help="frames a second of the simulated camera")
+    p.add_argument("--noise", type=float, default=2.0, help="sensor noise of still frames, grey levels")
+    p.add_argument("--moves", type=int, help="stop after this many moves (default: the whole game)")
     p.set_defaults(func=cmd_demo)
 
     leds = sub.add_parser("leds", help="the board's LEDs: check the wiring")

@@ -413,7 +413,7 @@ class Controller:
         return [
             Event(
                 "please-check",
-                "the dice are hard to read: enter them at the console (dice 64)",
+                "the dice are hard to read: type what they show at the console, e.g. dice 64",
                 {"dice": values, "confidence": min(d.confidence for d in dice)},
                 verdict="check",
             )
@@ -484,7 +484,9 @@ class Controller:
             return waiting
         self._pending_dice = None
         confidence = min(d.confidence for d in dice)
-        return self._record(Roll(Dice(dice[0].value, dice[1].value), by=state.on_roll), "camera", confidence=confidence)
+        # Two dice lying on the board have no order: the higher first, as records write them.
+        high, low = sorted((dice[0].value, dice[1].value), reverse=True)
+        return self._record(Roll(Dice(high, low), by=state.on_roll), "camera", confidence=confidence)
 
     # -- moves ------------------------------------------------------------------------------------
 
@@ -643,7 +645,13 @@ class Controller:
             words = f"{said}; score {after.score[0]}-{after.score[1]}"
             events.append(Event("game-over", words, score))
             if after.phase is Phase.MATCH_OVER:
-                events.append(Event("match-over", f"{self.names[after.winner or 0]} wins the match: {words}", score))
+                events.append(
+                    Event(
+                        "match-over",
+                        f"{self.names[after.winner or 0]} wins the match {after.score[0]}-{after.score[1]}",
+                        score,
+                    )
+                )
             elif after.crawford:
                 events.append(Event("crawford", "the next game is the Crawford game: no doubling"))
         return events

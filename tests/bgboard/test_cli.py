@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""The command-line contracts: ``moves --batch``, ``judge``, ``show`` and ``demo``."""
+"""The command-line contracts: ``moves --batch``, ``judge`` and ``show`` (``demo``: test_demo.py)."""
 
 from __future__ import annotations
 
@@ -111,19 +111,6 @@ def test_bad_ids_give_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, _ = run(["show", "nonsense"])
     assert status == 1
     assert "bgboard: error: 'nonsense' is not a Position ID, GNUbgID or XGID" in capsys.readouterr().err
-
-
-def test_demo_referees_a_whole_game() -> None:
-    status, text = run(["demo", "--json", "--seed", "3"])
-    assert status == 0
-    events = [json.loads(line) for line in text.splitlines()]
-    kinds = [e["event"] for e in events]
-    assert kinds[0] == "match"
-    assert "illegal" in kinds and "partial" in kinds
-    assert kinds[-2:] == ["game_end", "final"]
-    assert all(e["verdict"] == "legal" for e in events if e["event"] == "move")
-    illegal = next(e for e in events if e["event"] == "illegal")
-    assert illegal["reasons"] and illegal["nearest"]
 
 
 def test_python_dash_m_runs_the_command_line() -> None:
