@@ -94,7 +94,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         out.write(json.dumps(verdict.to_json()) + "\n")
         return 0
-    line = verdict.verdict
+    line: str = verdict.verdict
     if verdict.play is not None and verdict.play:
         line += f": {verdict.play}"
     out.write(line + "\n")
@@ -148,7 +148,7 @@ def show_lines(position: Position, state: MatchState | None, names: tuple[str, s
     if state.crawford and state.length:
         middle += ", Crawford game"
     top = [scores[1]]
-    bottom = []
+    bottom: list[str] = []
     if cube.owner is not None:
         (bottom if cube.owner == on_roll else top).append(f"Cube: {cube.value}, owned")
     if state.dice is not None and state.phase is Phase.MOVE:
@@ -497,6 +497,72 @@ def _write_check_report(report: object, out: TextIO) -> None:
         out.write(f"  lost move: game {lost.game}, move {lost.move}, {lost.player}: {lost.text!r} (line {lost.line})\n")
 
 
+# -- at the table: referee and replay --------------------------------------------------------
+
+
+def _config_file(args: argparse.Namespace) -> Path | None:
+    """The ``--config`` file, or ``None`` for the usual search (``$BGBOARD_CONFIG``, ~/.config...)."""
+    return Path(args.config).expanduser() if args.config else None
+
+
+def _setup_failed(exc: Exception) -> int:
+    """A setting that keeps the command from starting: exit status 2, as for a usage error."""
+    print(f"bgboard: error: {exc}", file=sys.stderr)
+    return 2
+
+
+def cmd_referee(args: argparse.Namespace, out: TextIO) -> int:
+    """Referee and record a match at the table until it ends or Ctrl-C (SIGINT/SIGTERM).
+
+    Reads the camera, the buttons and commands typed at the keyboard (done, undo, double, take,
+    drop, hint, resign, accept, reject, dice 52, correct 13/8 13/11); prints one line per event.
+    """
+    import signal
+    import threading
+
+    from bgboard.config import ConfigError, load_config
+    from bgboard.referee import Referee, SetupError
+
+    try:
+        config = load_config(_config_file(args)).with_overrides(
+            camera_source=args.camera,
+            camera_profile=args.profile,
+            leds_panel=args.leds,
+            store_path=args.store,
+            match_mode=args.mode,
+            match_length=args.length,
+            match_players=args.players,
+        )
+        referee = Referee(config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin)
+    except (ConfigError, SetupError) as exc:
+        return _setup_failed(exc)
+    stop = threading.Event()
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        # Ctrl-C or systemd's stop ends the match cleanly: store closed, LEDs dark.
+        previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return referee.run(stop)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
+    """Run recorded frames (a folder of photos, a video file, a frame-source URL) through the
+    referee's pipeline; print the events and a summary. Nothing is stored unless --store is given."""
+    from bgboard.config import ConfigError, load_config
+    from bgboard.referee import SetupError
+    from bgboard.replay import replay
+
+    try:
+        config = load_config(_config_file(args)).with_overrides(camera_profile=args.profile, match_mode=args.mode)
+        replay(args.source, config, out=out, json_lines=args.json, fps=args.fps, store_path=args.store, hold=args.hold)
+    except (ConfigError, SetupError) as exc:
+        return _setup_failed(exc)
+    return 0
+
+
 # -- main ------------------------------------------------------------------------------------
 
 
@@ -611,6 +677,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help=".mat files, or folders of them (.mat and .txt files)")
     p.add_argument("--json", action="store_true", help="print one JSON object per file")
     p.set_defaults(func=cmd_check_match)
+
+    p = sub.add_parser("referee", help="referee and record a match at the table", description=cmd_referee.__doc__)
+    p.add_argument("--config", help="the config file (default: $BGBOARD_CONFIG, ~/.config/bgboard/config.toml)")
+    p.add_argument("--camera", help="the frame source (camera.source): picamera2:, v4l2:///dev/video0, video:FILE")
+    p.add_argument("--profile", help="the board's calibration profile (camera.profile)")
+    p.add_argument("--leds", help="the LED panel (leds.panel): fake, terminal, serial:/dev/ttyUSB0, gpio595:...")
+    p.add_argument("--store", help="the match store (store.path)")
+    p.add_argument("--mode", choices=("referee", "log"), help="judge every move, or only record (match.mode)")
+    p.add_argument("--length", help="points to win the match, 0 for money (match.length)")
+    p.add_argument("--players", help='the players\' names, "Ann,Bob" (match.players)')
+    p.add_argument("--resume", action="store_true", help="carry on with the last unfinished match in the store")
+    p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
+    p.set_defaults(func=cmd_referee)
+
+    p = sub.add_parser("replay", help="run recorded frames through the referee", description=cmd_replay.__doc__)
+    p.add_argument("source", help="a folder of photos (name order), a video file, or a frame-source URL")
+    p.add_argument("--profile", help="the board's calibration profile (default: camera.profile)")
+    p.add_argument("--config", help="the config file (match settings, settle time)")
+    p.add_argument("--fps", type=float, help="frames a second (default: the frames' own times; images 10 a second)")
+    p.add_argument("--mode", choices=("referee", "log"), help="judge every move, or only record (match.mode)")
+    p.add_argument(
+        "--hold", type=float, help="show each photo for this many seconds (a folder with one photo per scene)"
+    )
+    p.add_argument("--store", help="record into this match store (default: nothing is stored)")
+    p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
+    p.set_defaults(func=cmd_replay)
     return parser
 
 

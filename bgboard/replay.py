@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: MIT
+"""Play recorded frames through the referee's pipeline (``bgboard replay``).
+
+A folder of photos (in name order), a video file, or any frame-source address goes through
+the same :class:`~bgboard.table.Table` as at the table (motion gate, board reader, controller,
+store), synchronously, one frame after another, as fast as they can be read. Each frame's time
+is its own timestamp (a video's frame rate, 10 a second for images), or its index over
+``fps`` when that is given. A folder with one photo per scene needs ``hold``: each photo is
+then shown for that many seconds, as a camera would film the board left alone. The events
+are printed as ``bgboard referee`` prints them, then a one-line summary.
+
+Without a store path the match is kept in memory: a replay never writes to the players' store.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from bgboard.config import Config
+from bgboard.controller import Controller, Event
+from bgboard.referee import Console, SetupError, load_reader, new_match
+from bgboard.store import MatchStore, StoreError
+from bgboard.table import Table
+from vision.frames import CameraError, FrameSource, open_source
+from vision.stabiliser import MotionGate
+
+#: Frames a second of a held photo when no rate is given.
+HOLD_FPS = 5.0
+#: Events that record a roll (the opening roll included).
+_ROLLS = ("opening-roll", "roll")
+#: Events that ask the players to look: a doubtful reading, a re-roll, an illegal move.
+_FLAGGED = ("please-check", "re-roll", "illegal", "noted")
+
+
+@dataclass
+class ReplaySummary:
+    """What a replay saw and recorded.
+
+    :ivar frames: frames read from the source.
+    :ivar reads: frames the board reader read (one per still period).
+    :ivar rolls: rolls recorded (the opening roll included).
+    :ivar moves: moves recorded (corrections included).
+    :ivar flagged: events that asked the players to check, re-roll or put a move right.
+    :ivar actions: every action recorded (rolls, moves, cube actions...).
+    :ivar match_id: the match in the store.
+    """
+
+    frames: int = 0
+    reads: int = 0
+    rolls: int = 0
+    moves: int = 0
+    flagged: int = 0
+    actions: int = 0
+    match_id: int = 0
+
+    def count(self, event: Event) -> None:
+        """Count one event."""
+        if event.action is not None and event.source is not None:
+            self.actions += 1
+        if event.kind in _ROLLS:
+            self.rolls += 1
+        elif event.kind == "move" or (event.kind == "correction" and "play" in event.fields):
+            self.moves += 1
+        elif event.kind in _FLAGGED:
+            self.flagged += 1
+
+    def text(self) -> str:
+        """The summary in one line."""
+        return (
+            f"replay: {self.frames} frames, {self.reads} reads, {self.rolls} rolls and {self.moves} moves"
+            f" recorded, {self.flagged} flagged"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as one JSON object (the last line with ``--json``)."""
+        return {
+            "event": "summary",
+            "text": self.text(),
+            "frames": self.frames,
+            "reads": self.reads,
+            "rolls": self.rolls,
+            "moves": self.moves,
+            "flagged": self.flagged,
+            "actions": self.actions,
+            "match": self.match_id,
+        }
+
+
+def open_replay_source(source: str) -> FrameSource:
+    """Open ``source``: a folder of images, an image glob, a video file or a frame-source URL.
+
+    :raises SetupError: nothing there to read, naming the source and why.
+    """
+    try:
+        return open_source(source)
+    except CameraError as exc:
+        raise SetupError(f"cannot replay {source}: {exc}") from None
+
+
+def replay(
+    source: str,
+    config: Config,
+    *,
+    out: TextIO,
+    json_lines: bool = False,
+    fps: float | None = None,
+    store_path: str | Path | None = None,
+    hold: float | None = None,
+) -> ReplaySummary:
+    """Run every frame of ``source`` through the table; print the events and the summary.
+
+    :param source: what :func:`open_replay_source` opens.
+    :param config: the calibration profile (``camera.profile``), the settle time, and the match
+        to follow (players, length, options, mode, bottom player).
+    :param out: where the events go.
+    :param json_lines: print JSON Lines instead of text.
+    :param fps: the frames' rate: frame ``n`` is taken at ``n / fps`` seconds; ``None``: each
+        frame's own timestamp.
+    :param store_path: record into this match store; ``None``: a store in memory.
+    :param hold: show each frame for this many seconds (repeated at ``fps``, 5 a second by
+        default): for a folder with one photo per scene, which would otherwise never look still.
+    :raises SetupError: no profile, a source that cannot be read, a store that cannot be opened.
+    """
+    if fps is not None and not fps > 0:
+        raise SetupError(f"--fps is a number of frames a second above 0, not {fps:g}")
+    if hold is not None and not hold > 0:
+        raise SetupError(f"--hold is a number of seconds above 0, not {hold:g}")
+    # Holding a photo repeats it, as a camera would film a board left alone.
+    repeats = 1 if hold is None else max(1, math.ceil(hold * (fps or HOLD_FPS) - 1e-9))
+    step = 1.0 / (fps or HOLD_FPS)
+    reader = load_reader(config)
+    frames = open_replay_source(source)
+    t = 0.0
+    index = 0
+    console = Console(out, json_lines=json_lines, stamp=lambda: f"{t:8.2f}s")
+    summary = ReplaySummary()
+
+    def say(event: Event) -> None:
+        summary.count(event)
+        console(event)
+
+    try:
+        try:
+            store = MatchStore(":memory:" if store_path is None else Path(store_path).expanduser())
+        except StoreError as exc:
+            raise SetupError(f"--store: {exc}") from None
+        with store:
+            match_id = new_match(store, config)
+            summary.match_id = match_id
+            controller = Controller(
+                store.state(match_id),
+                mode=config.match.mode,
+                settle=config.camera.settle,
+                bottom_player=config.match.bottom_player,
+                names=store.summary(match_id).players,
+            )
+            table = Table(
+                reader,
+                MotionGate(reader.homography, settle=config.camera.settle),
+                controller,
+                store=store,
+                match_id=match_id,
+                out=say,
+            )
+            try:
+                while True:
+                    try:
+                        frame = frames.read()
+                    except CameraError as exc:
+                        raise SetupError(f"cannot replay {source}: frame {index + 1}: {exc}") from None
+                    if frame is None:
+                        break
+                    if hold is not None:
+                        for _ in range(repeats):
+                            t = index * step
+                            table.feed(frame.image, t)
+                            index += 1
+                        continue
+                    t = index / fps if fps is not None else frame.time
+                    table.feed(frame.image, t)
+                    index += 1
+            except KeyboardInterrupt:
+                # Interrupted: the summary of what was replayed is still worth printing.
+                pass
+            summary.frames = table.stats.frames
+            summary.reads = table.stats.reads
+    finally:
+        frames.close()
+    if index == 0:
+        raise SetupError(f"cannot replay {source}: it gave no frames")
+    if json_lines:
+        out.write(json.dumps(summary.to_json(), ensure_ascii=False) + "\n")
+    else:
+        out.write(summary.text() + "\n")
+    out.flush()
+    return summary

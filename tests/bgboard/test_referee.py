@@ -1,0 +1,355 @@
+# SPDX-License-Identifier: MIT
+"""``bgboard referee``: the threaded referee over rendered camera frames, a real reader,
+controller and SQLite store; only the camera is a fake, addressed as a camera is."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from rendered_table import Cameras, FakeCamera, move_frames, opening_frames, save_profile
+
+from bgboard.cli import main
+from bgboard.config import Config
+from bgboard.referee import CAMERA_BACK, CAMERA_LOST, Referee, SetupError
+from bgboard.store import MatchStore
+from engine.match import Move, OpeningRoll, Phase
+from hardware.panels import FakeLedPanel
+from hardware.scene import Scene
+
+#: Seconds a referee thread may take to play what it is given.
+TIMEOUT = 60.0
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return save_profile(tmp_path_factory.mktemp("profile") / "board.toml")
+
+
+@pytest.fixture
+def config(profile: Path, tmp_path: Path) -> Config:
+    return Config().with_overrides(
+        camera_source="fake:camera",
+        camera_profile=str(profile),
+        store_path=str(tmp_path / "matches.sqlite3"),
+        match_players="Ann,Bob",
+        match_length="5",
+    )
+
+
+class Running:
+    """A referee running in a thread, its console in a string, stopped by an event."""
+
+    def __init__(self, referee: Referee, out: io.StringIO) -> None:
+        self.referee = referee
+        self.out = out
+        self.stop = threading.Event()
+        self.status: int | None = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.status = self.referee.run(self.stop)
+        except BaseException as exc:
+            self.error = exc
+
+    def events(self) -> list[dict[str, object]]:
+        return [json.loads(line) for line in self.out.getvalue().splitlines()]
+
+    def kinds(self) -> list[object]:
+        return [e["event"] for e in self.events()]
+
+    def wait_for(self, kind: str, timeout: float = TIMEOUT) -> dict[str, object]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [e for e in self.events() if e["event"] == kind]
+            if found:
+                return found[0]
+            assert self.thread.is_alive() or kind in self.kinds(), f"the referee stopped: {self.kinds()}"
+            time.sleep(0.02)
+        raise AssertionError(f"no {kind!r} event in {TIMEOUT} s: {self.kinds()}")
+
+    def finish(self, timeout: float = TIMEOUT) -> None:
+        """Wait for the referee to end by itself (the recording ended)."""
+        self.thread.join(timeout)
+        assert not self.thread.is_alive(), f"the referee did not stop: {self.kinds()}"
+        if self.error is not None:
+            raise self.error
+        assert self.status == 0
+
+    def stop_now(self) -> None:
+        self.stop.set()
+        self.finish(10.0)
+
+
+def start(config: Config, factory: Callable[[str], FakeCamera], **options: object) -> Running:
+    out = io.StringIO()
+    options.setdefault("json_lines", True)
+    options.setdefault("live", False)
+    referee = Referee(config, out=out, source_factory=factory, **options)  # type: ignore[arg-type]
+    return Running(referee, out)
+
+
+def stored(config: Config) -> list[object]:
+    assert config.store.path is not None
+    with MatchStore(config.store.path, create=False) as store:
+        summary = store.last_match()
+        assert summary is not None
+        return [a.action for a in store.actions(summary.id)]
+
+
+def test_the_opening_roll_and_a_move_are_recorded_from_the_camera(config: Config) -> None:
+    panel = FakeLedPanel()
+    cameras = Cameras(FakeCamera("fake:camera", opening_frames() + move_frames()))
+    run = start(config, cameras, panel=panel, end_with_source=True)
+    run.finish()
+    events = run.events()
+    kinds = run.kinds()
+    # Every line is one JSON object with the event's kind and its words.
+    assert all(isinstance(e["event"], str) and isinstance(e["text"], str) for e in events)
+    assert kinds[0] == "started" and kinds[-1] == "stopped"
+    assert [k for k in kinds if k in ("opening-roll", "move")] == ["opening-roll", "move"]
+    move = next(e for e in events if e["event"] == "move")
+    assert sorted(str(move["play"]).split()) == ["13/11", "13/8"]
+    assert move["source"] == "camera"
+    assert "Ann" in str(events[0]["text"]) and "5-point match" in str(events[0]["text"])
+
+    actions = stored(config)
+    assert actions[0] == OpeningRoll(2, 5)
+    assert isinstance(actions[1], Move) and actions[1].by == 1
+    assert len(actions) == 2
+    # The LEDs showed the match, and went dark when the referee stopped.
+    assert len(panel.scenes) >= 3
+    assert panel.last == Scene.dark()
+    assert cameras.opened == ["fake:camera"]
+
+
+def test_a_camera_that_stops_is_reopened_and_the_match_goes_on(config: Config) -> None:
+    # The camera sends the opening roll, then nothing (a read that hangs); opened again, it
+    # sends the move.
+    cameras = Cameras(
+        FakeCamera("fake:camera", opening_frames(), then="stall"),
+        FakeCamera("fake:camera", move_frames()),
+    )
+    run = start(config, cameras, end_with_source=True, stall=0.3, backoff=(0.05, 0.2))
+    run.finish()
+    kinds = run.kinds()
+    assert kinds.count("camera-lost") == 1 and kinds.count("camera-back") == 1
+    assert kinds.index("opening-roll") < kinds.index("camera-lost") < kinds.index("camera-back") < kinds.index("move")
+    lost = next(e for e in run.events() if e["event"] == "camera-lost")
+    assert lost["text"] == CAMERA_LOST and "no frame for 0.3 s" in str(lost["reason"])
+    assert next(e for e in run.events() if e["event"] == "camera-back")["text"] == CAMERA_BACK
+    assert len(cameras.opened) == 2
+    actions = stored(config)
+    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+
+
+def test_a_camera_that_ends_or_fails_is_reopened_with_a_backoff(config: Config) -> None:
+    attempts: list[float] = []
+
+    def factory(url: str) -> FakeCamera:
+        attempts.append(time.monotonic())
+        if len(attempts) < 3:
+            raise OSError("no such device")
+        if len(attempts) == 3:
+            return FakeCamera(url, opening_frames()[:2])  # two frames, then the end: reopened
+        return FakeCamera(url, [], then="stall")
+
+    run = start(config, factory, stall=30.0, backoff=(0.05, 0.1))
+    run.wait_for("camera-back")
+    deadline = time.monotonic() + TIMEOUT
+    while len(attempts) < 4 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    run.stop_now()
+    kinds = run.kinds()
+    # Said once per outage, however many tries it takes.
+    assert kinds.count("camera-lost") == 2 and kinds.count("camera-back") == 1
+    assert "no such device" in str(next(e for e in run.events() if e["event"] == "camera-lost")["reason"])
+    # The waits double: 0.05 s, then 0.1 s.
+    assert attempts[1] - attempts[0] >= 0.04 and attempts[2] - attempts[1] >= 0.09
+
+
+def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
+    # Stopped mid-match (as by Ctrl-C) after the opening roll and the first move.
+    first = start(config, Cameras(FakeCamera("fake:camera", opening_frames() + move_frames(), then="stall")))
+    first.wait_for("move")
+    first.stop_now()
+    assert first.kinds()[-1] == "stopped"
+    assert "--resume" in str(first.events()[-1]["text"])
+    assert config.store.path is not None
+    with MatchStore(config.store.path) as store:
+        summary = store.last_match(unfinished=True)
+        assert summary is not None
+        expected = store.state(summary.id)
+    assert expected.phase is Phase.ROLL and expected.on_roll == 0
+
+    out = io.StringIO()
+    second = Referee(config, out=out, resume=True, source_factory=Cameras(), live=False)
+    state = second.table.controller.state
+    assert second.match_id == summary.id
+    assert state == expected
+    assert (state.position, state.cube, state.score, state.on_roll) == (
+        expected.position,
+        expected.cube,
+        expected.score,
+        expected.on_roll,
+    )
+    Running(second, out).stop_now()
+    first_line = out.getvalue().splitlines()[0]
+    assert first_line.split("  ", 1)[1].startswith(f"resumed match {summary.id}, Ann vs Bob, 5-point match")
+    assert first_line.endswith("score 0-0, Ann to roll or double")
+
+
+def test_resume_with_nothing_to_resume_is_refused(config: Config) -> None:
+    with pytest.raises(SetupError, match="nothing to resume"):
+        Referee(config, out=io.StringIO(), resume=True, source_factory=Cameras())
+
+
+def test_keyboard_lines_reach_the_controller(config: Config) -> None:
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "r") as keyboard, os.fdopen(write_end, "w") as typing:
+        run = start(config, Cameras(), stdin=keyboard, stall=30.0)
+        typing.write("dice 52\n")
+        typing.flush()
+        assert run.wait_for("opening-roll")["source"] == "correction"
+        typing.write("\n13/8 13/11\n")
+        typing.flush()
+        move = run.wait_for("move")
+        assert move["source"] == "correction"
+        assert sorted(str(move["play"]).split()) == ["13/11", "13/8"]
+        typing.write("hint\n")
+        typing.close()  # EOF ends the keyboard, not the referee
+        run.wait_for("hint")
+        assert run.thread.is_alive()
+        run.stop_now()
+    actions = stored(config)
+    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+
+
+def test_buttons_are_queued_to_the_table(config: Config) -> None:
+    pressed: list[Callable[[str], None]] = []
+
+    class Buttons:
+        closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    buttons = Buttons()
+
+    def factory(pins: dict[str, object], callback: Callable[[str], None]) -> Buttons:
+        assert pins == {"done": 5, "undo": 6}
+        pressed.append(callback)
+        return buttons
+
+    config = config.with_overrides(buttons_pins="done=5,undo=6")
+    run = start(config, Cameras(), buttons=factory, stall=30.0)
+    pressed[0]("undo")  # from gpiozero's thread
+    assert run.wait_for("refused")["text"] == "nothing to take back"
+    run.stop_now()
+    assert buttons.closed
+
+
+class LinkedPanel(FakeLedPanel):
+    """A fake panel with a link that can drop, and LEDs that blink only when refreshed."""
+
+    connected = False
+    animated = True
+    refreshes = 0
+
+    def refresh(self) -> None:
+        self.refreshes += 1
+
+
+def test_the_led_link_dropping_and_coming_back_is_said(config: Config) -> None:
+    panel = LinkedPanel()
+    run = start(config, Cameras(), panel=panel, stall=30.0)
+    panel.connected = True
+    run.wait_for("leds-connected")
+    panel.connected = False
+    assert "reconnecting" in str(run.wait_for("leds-lost")["text"])
+    panel.connected = True
+    run.wait_for("leds-back")
+    run.stop_now()
+    assert [k for k in run.kinds() if str(k).startswith("leds")] == ["leds-connected", "leds-lost", "leds-back"]
+    # The ticks refreshed the blinking LEDs.
+    assert panel.refreshes > 0
+
+
+def test_the_match_end_says_how_to_export_it(config: Config) -> None:
+    config = config.with_overrides(match_length="1")
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "r") as keyboard, os.fdopen(write_end, "w") as typing:
+        run = start(config, Cameras(), stdin=keyboard, stall=30.0)
+        # A 1-point match: player 1 opens, and resigns a single game at once.
+        typing.write("dice 52\n13/8 13/11\nresign\naccept\n")
+        typing.flush()
+        run.finish()
+    kinds = run.kinds()
+    assert "match-over" in kinds
+    export = run.events()[kinds.index("export")]
+    assert "bgboard export last --format mat --db " in str(export["text"])
+    assert kinds[-1] == "stopped" and run.events()[-1]["text"] == "stopped: the match is over"
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No config file or BGBOARD_ variable of the user's gets in; an empty config file to pass."""
+    for name in list(os.environ):
+        if name.startswith("BGBOARD_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    empty = tmp_path / "config.toml"
+    empty.write_text("", encoding="utf-8")
+    return empty
+
+
+def test_cli_without_a_camera_exits_2_naming_camera_source(
+    no_user_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["referee", "--config", str(no_user_config)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bgboard: error: no camera")
+    assert "camera.source" in err and "--camera" in err
+
+
+def test_cli_without_a_profile_exits_2_naming_camera_profile(
+    no_user_config: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["referee", "--config", str(no_user_config), "--camera", "file:x/*.png", "--store", str(tmp_path / "s")]
+    assert main(args) == 2
+    assert "camera.profile" in capsys.readouterr().err
+
+
+def test_cli_resume_without_a_match_exits_2(
+    no_user_config: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, profile: Path
+) -> None:
+    store = tmp_path / "matches.sqlite3"
+    args = ["referee", "--config", str(no_user_config), "--camera", "file:x/*.png", "--profile", str(profile)]
+    assert main([*args, "--store", str(store), "--leds", "fake", "--resume"]) == 2
+    assert "nothing to resume" in capsys.readouterr().err
+
+
+@pytest.fixture(autouse=True)
+def _no_threads_left() -> Iterator[None]:
+    before = set(threading.enumerate())
+    yield
+    # The referee's own threads end with it (the keyboard's may wait for its stream's EOF).
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        left = [t for t in set(threading.enumerate()) - before if t.name in ("camera", "ticker")]
+        if not left:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"threads left running: {left}")
