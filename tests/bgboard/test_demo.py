@@ -16,7 +16,6 @@ from bgboard.store import MatchStore
 from engine.match import Double, Move, OpeningRoll, Roll, Take
 from engine.matfile import read_mat_file
 
-
 #: The whole game takes about a minute: the tests that share it run in one worker.
 whole = pytest.mark.xdist_group("demo-whole-game")
 
