@@ -182,6 +182,20 @@ def cmd_show(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# -- hint ------------------------------------------------------------------------------------
+
+
+def cmd_hint(args: argparse.Namespace, out: TextIO) -> int:
+    """GNU Backgammon's best plays for a roll, in its hint layout, or its cube advice when no
+    dice are given (on the command line or in the GNUbgID). Needs gnubg (apt-get install gnubg)."""
+    from bgboard.hint import HintRequestError, run_hint
+
+    try:
+        return run_hint(args, out)
+    except HintRequestError as exc:
+        raise CliError(str(exc)) from None
+
+
 # -- demo ------------------------------------------------------------------------------------
 
 
@@ -595,6 +609,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="draw a position", description=cmd_show.__doc__)
     p.add_argument("id", help="GNUbgID, XGID or Position ID")
     p.set_defaults(func=cmd_show)
+
+    p = sub.add_parser("hint", help="GNU Backgammon's ranked plays or cube advice", description=cmd_hint.__doc__)
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument("--gnubgid", help="the position and match as a GNUbgID (PositionID:MatchID)")
+    which.add_argument("--xgid", help="the position and match as an XGID")
+    p.add_argument("--dice", help="the roll, e.g. 31 (default: the dice in the ID; none: cube advice)")
+    p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="gnubg's search depth (default 0)")
+    p.add_argument("-n", type=int, default=5, help="how many plays to list (default 5)")
+    p.add_argument("--timeout", type=float, default=30.0, help="seconds gnubg may take (default 30)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_hint)
 
     vision = sub.add_parser("vision", help="the camera: calibrate a board, read a frame, read dice")
     vsub = vision.add_subparsers(dest="vision_command", required=True, metavar="COMMAND")

@@ -19,6 +19,16 @@ from engine.errors import (
     InvalidNotationError,
     InvalidPositionError,
 )
+from engine.hints import (
+    Chances,
+    CubeAdvice,
+    GnubgHints,
+    GnubgNotFoundError,
+    HintEngine,
+    HintError,
+    HintTimeoutError,
+    RankedPlay,
+)
 from engine.ids import decode_gnubg_id, decode_match_id, decode_xgid, encode_gnubg_id, encode_match_id, encode_xgid
 from engine.judge import Judgement, RawBoard, judge, partial_positions, remaining_dice
 from engine.match import (
@@ -55,12 +65,19 @@ __all__ = [
     "Action",
     "BackgammonError",
     "Beaver",
+    "Chances",
     "Cube",
+    "CubeAdvice",
     "Dice",
     "Double",
     "Drop",
     "GameEnd",
     "GameResult",
+    "GnubgHints",
+    "GnubgNotFoundError",
+    "HintEngine",
+    "HintError",
+    "HintTimeoutError",
     "IllegalActionError",
     "IllegalPlayError",
     "InvalidIdError",
@@ -75,6 +92,7 @@ __all__ = [
     "Phase",
     "Play",
     "Position",
+    "RankedPlay",
     "RawBoard",
     "RejectResign",
     "Resign",
