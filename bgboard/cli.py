@@ -369,6 +369,47 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_vision_markers(args: argparse.Namespace, out: TextIO) -> int:
+    """Write a printable sheet of the four ArUco corner markers (PNG, or PDF when FILE ends in .pdf)."""
+    from vision.markers import place_words, write_marker_sheet
+
+    try:
+        path = write_marker_sheet(args.output, size_mm=args.size_mm, paper=args.paper, dpi=args.dpi)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    out.write(f"wrote {path}: four {args.size_mm:g} mm markers on {args.paper} paper at {args.dpi} dpi\n")
+    for marker_id in range(4):
+        out.write(f"  {place_words(marker_id)}\n")
+    out.write("print at 100% (no 'fit to page'); the sheet's 100 mm bar checks the scale\n")
+    return 0
+
+
+def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
+    """Check an installation (config, service, camera, calibration, LED controller, buttons, gnubg,
+    GPIO, free space, the service user) and say what is wrong and how to fix it. Exit 1 on a problem."""
+    from bgboard.doctor import DoctorOptions, exit_status, run_checks
+
+    options = DoctorOptions(
+        config=_config_file(args),
+        buttons=args.buttons,
+        camera_timeout=args.timeout,
+        leds_timeout=args.timeout,
+        button_timeout=args.timeout,
+        save_frame=Path(args.save_frame) if args.save_frame else None,
+    )
+    # Button prompts go to stderr with --json, so stdout stays one JSON document.
+    results = run_checks(options, sys.stderr if args.json else out)
+    if args.json:
+        problems = sum(r.status == "problem" for r in results)
+        warnings = sum(r.status == "warning" for r in results)
+        document = {"checks": [r.to_json() for r in results], "problems": problems, "warnings": warnings}
+        out.write(json.dumps(document) + "\n")
+    else:
+        for result in results:
+            out.write(result.line() + "\n")
+    return exit_status(results)
+
+
 # -- the match store -------------------------------------------------------------------------
 
 
@@ -648,6 +689,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("image")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_vision_dice)
+    p = vsub.add_parser(
+        "markers", help="a printable sheet of the four corner markers", description=cmd_vision_markers.__doc__
+    )
+    p.add_argument("-o", "--output", required=True, help="the sheet to write: FILE.png, or FILE.pdf")
+    p.add_argument("--size-mm", type=float, default=30.0, help="each marker's side in mm (default 30)")
+    p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the paper size (default a4)")
+    p.add_argument("--dpi", type=int, default=300, help="the printer's resolution (default 300)")
+    p.set_defaults(func=cmd_vision_markers)
 
     p = sub.add_parser("demo", help="referee a real game on a rendered board", description=cmd_demo.__doc__)
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
@@ -681,6 +730,14 @@ def build_parser() -> argparse.ArgumentParser:
         "devices", help="list serial ports, cameras and the GPIO backend", description=cmd_devices.__doc__
     )
     p.set_defaults(func=cmd_devices)
+
+    p = sub.add_parser("doctor", help="check an installation and say how to fix it", description=cmd_doctor.__doc__)
+    p.add_argument("--config", help="the config file (default: $BGBOARD_CONFIG, ~/.config, /etc/bgboard/config.toml)")
+    p.add_argument("--buttons", action="store_true", help="also ask for a press of each button")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the camera, LEDs, a button (10)")
+    p.add_argument("--save-frame", metavar="FILE", help="save the camera's frame (a photo to calibrate from)")
+    p.add_argument("--json", action="store_true", help="print the checks as one JSON object")
+    p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("matches", help="list the matches in the match store", description=cmd_matches.__doc__)
     p.add_argument("--db", help="the match store (default: $BGBOARD_STORE or ~/.local/share/bgboard/matches.sqlite3)")

@@ -16,6 +16,13 @@ PROTO_MAJOR: Final = 1
 #: Minor versions only add message types (an unknown type is NAKed, so hosts can probe).
 PROTO_MINOR: Final = 0
 
+#: The firmware's own version (major, minor, patch), reported in HELLO_ACK and BOOT. Raise it
+#: with every change to firmware_bridge/avr; ``bgboard doctor`` tells a controller flashed with
+#: another version to be flashed again.
+FW_MAJOR: Final = 1
+FW_MINOR: Final = 0
+FW_PATCH: Final = 0
+
 #: Serial speed, 8N1. 115200 is what every Nano/Uno USB bridge handles (2.1 % fast at 16 MHz, U2X).
 BAUDRATE: Final = 115200
 #: The longest decoded frame body (version .. CRC), so a COBS frame never needs a second code block.

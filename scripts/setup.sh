@@ -20,7 +20,7 @@ esac
 
 apt_packages=(python3-venv)
 if [ "$mode" = test ]; then
-  apt_packages+=(gnubg gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make)
+  apt_packages+=(gnubg gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make shellcheck)
 fi
 
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1; then

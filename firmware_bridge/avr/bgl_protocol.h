@@ -5,6 +5,9 @@
 
 #define BGL_PROTO_MAJOR 1
 #define BGL_PROTO_MINOR 0
+#define BGL_FW_MAJOR 1
+#define BGL_FW_MINOR 0
+#define BGL_FW_PATCH 0
 #define BGL_BAUDRATE 115200UL
 #define BGL_MAX_BODY 254
 #define BGL_MAX_LEDS 96

@@ -10,9 +10,10 @@
 #include "show.h"
 #include "uart.h"
 
-#define FW_MAJOR 1
-#define FW_MINOR 0
-#define FW_PATCH 0
+/* The firmware's version is BGL_FW_MAJOR.BGL_FW_MINOR.BGL_FW_PATCH, set in firmware_bridge/protocol.py. */
+#define FW_MAJOR BGL_FW_MAJOR
+#define FW_MINOR BGL_FW_MINOR
+#define FW_PATCH BGL_FW_PATCH
 #define CAPABILITIES (BGL_CAP_RGB | BGL_CAP_ANIMATION | BGL_CAP_BLANK | BGL_CAP_SELF_TEST | BGL_CAP_PALETTE)
 
 #define HEADER 3 /* version, type, seq */
