@@ -215,6 +215,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             fps=args.fps,
             noise=args.noise,
             moves=args.moves,
+            teach=args.teach,
         )
     except EmulatorError as exc:
         raise CliError(f"--leds sim: {exc}") from None
@@ -587,6 +588,7 @@ def cmd_referee(args: argparse.Namespace, out: TextIO) -> int:
             match_mode=args.mode,
             match_length=args.length,
             match_players=args.players,
+            match_teach=True if args.teach else None,
         )
         referee = Referee(config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin)
     except (ConfigError, SetupError) as exc:
@@ -711,6 +713,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fps", type=float, default=5.0, help="frames a second of the simulated camera")
     p.add_argument("--noise", type=float, default=2.0, help="sensor noise of still frames, grey levels")
     p.add_argument("--moves", type=int, help="stop after this many moves (default: the whole game)")
+    p.add_argument(
+        "--teach",
+        action="store_true",
+        help="teach mode: gnubg's best play lit after each roll, its verdict on each move",
+    )
     p.set_defaults(func=cmd_demo)
 
     leds = sub.add_parser("leds", help="the board's LEDs: check the wiring")
@@ -770,6 +777,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--length", help="points to win the match, 0 for money (match.length)")
     p.add_argument("--players", help='the players\' names, "Ann,Bob" (match.players)')
     p.add_argument("--resume", action="store_true", help="carry on with the last unfinished match in the store")
+    p.add_argument(
+        "--teach",
+        action="store_true",
+        help="light gnubg's best play after each roll and say its verdict on each move (match.teach)",
+    )
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
     p.set_defaults(func=cmd_referee)
 

@@ -11,7 +11,8 @@ valid config. ``bgboard/config.example.toml`` documents every key. In short:
             layout's name or a layout file), ``brightness`` (0 to 1)
 ``buttons`` ``pins``: ``"done=5,undo=6"`` or a table ``{ done = 5, undo = 6 }``
 ``match``   ``players``, ``length`` (0 = money), ``crawford``, ``jacoby``, ``beaver``,
-            ``max_cube``, ``mode`` (``referee`` or ``log``), ``bottom_player``
+            ``max_cube``, ``mode`` (``referee`` or ``log``), ``bottom_player``, ``teach``
+            (hints and feedback from gnubg), ``hint_ply`` (gnubg's depth, 0 to 2)
 ``store``   ``path`` (the SQLite match store)
 ==========  ===================================================================================
 
@@ -148,6 +149,9 @@ class MatchConfig:
     :param max_cube: the highest cube value, a power of two, or ``None`` for no limit.
     :param mode: ``referee`` (judge and record) or ``log`` (record only).
     :param bottom_player: the engine player (0 or 1) sitting at the bottom of the camera's view.
+    :param teach: teach mode: gnubg's best play lit after each roll, its verdict on each move
+        said and stored with it (needs gnubg installed).
+    :param hint_ply: gnubg's search depth for hints, 0 to 2 (0 answers in about 10 ms).
     """
 
     players: tuple[str, str] = ("Player 1", "Player 2")
@@ -158,6 +162,8 @@ class MatchConfig:
     max_cube: int | None = None
     mode: Mode = "referee"
     bottom_player: int = 1
+    teach: bool = False
+    hint_ply: int = 0
 
     def options(self) -> MatchOptions:
         """The rules in force, as the engine takes them."""
@@ -546,6 +552,8 @@ _SCHEMA: Final[dict[str, dict[str, _Kind]]] = {
         ),
         "mode": _Kind(_text('"referee" or "log"', ("referee", "log")), _TEXT_DUMP),
         "bottom_player": _Kind(_integer(lambda n: n in (0, 1), "0 or 1"), str, _integer_text),
+        "teach": _Kind(_boolean, lambda flag: "true" if flag else "false", _boolean_text),
+        "hint_ply": _Kind(_integer(lambda n: 0 <= n <= 2, "0, 1 or 2"), str, _integer_text),
     },
     "store": {
         "path": _Kind(_optional(_path), lambda path: _string(str(path)), _optional_text(None)),

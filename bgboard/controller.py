@@ -19,7 +19,14 @@ What it follows:
   is noted and the nearest legal play recorded;
 - the cube: a double, take or drop from the cube (or doubling-track counter) moving, or from
   the buttons;
-- game and match end, from the engine's :class:`~engine.match.MatchState`.
+- game and match end, from the engine's :class:`~engine.match.MatchState`;
+- teach mode (``teach=True``): after each roll it asks for a hint with a ``hint-wanted``
+  event; whoever runs it (the :class:`~bgboard.table.Table`) asks the hint engine and answers
+  with :meth:`Controller.on_hint`. The best play then lights up (from-points blue, to-points
+  blinking green) until the move is recorded, counts as a prior when the move is judged
+  (:data:`~bgboard.explain.HINT_PRIOR`), and the move recorded gets gnubg's verdict
+  (``feedback``), stored in its note. The hint button asks at any time, in any mode: plays
+  during a move, cube advice (:meth:`Controller.on_cube_hint`) before a roll or when doubled.
 
 A reading the rules cannot settle clearly (see :mod:`bgboard.explain`) asks the players to
 check: "done" confirms the best legal result, :meth:`Controller.correct` gives the right one,
@@ -30,13 +37,15 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from bgboard.explain import CLEAR, Explanation, explain, reading_position
+from bgboard.explain import CLEAR, HINT_PRIOR, Explanation, explain, reading_position
 from bgboard.store import MatchStore
 from engine.dice import Dice
 from engine.errors import BackgammonError
+from engine.hints import CubeAdvice, HintError, RankedPlay, state_to_double
 from engine.judge import Judgement, judge, partial_positions
 from engine.match import (
     AcceptResign,
@@ -80,7 +89,10 @@ _RESIGN_WORDS: Final = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 
 class Event:
     """Something to tell the players, and perhaps to store.
 
-    :ivar kind: what happened, e.g. ``roll``, ``re-roll``, ``move``, ``illegal``, ``please-check``.
+    :ivar kind: what happened, e.g. ``roll``, ``re-roll``, ``move``, ``illegal``, ``please-check``;
+        in teach mode also ``hint-wanted`` (a request to whoever runs the controller, answered
+        with :meth:`Controller.on_hint` or :meth:`Controller.on_cube_hint`, not for the
+        players), ``hint``, ``cube-hint`` and ``feedback``; the table adds ``hint-unavailable``.
     :ivar text: in players' words, for the console.
     :ivar fields: JSON-ready details (dice, marks, reasons, score...).
     :ivar action: the engine action to store, if any.
@@ -119,6 +131,18 @@ class Event:
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class _Hint:
+    """The hint engine's ranked plays (best first) for one state waiting for its move."""
+
+    state: MatchState
+    plays: tuple[RankedPlay, ...]
+
+    @property
+    def best(self) -> RankedPlay | None:
+        return self.plays[0] if self.plays else None
+
+
 def _same_dice(a: tuple[DieOnBoard, ...], b: tuple[DieOnBoard, ...]) -> bool:
     """The same dice lying where they lay (a die read twice moves a pixel or two)."""
     if len(a) != len(b):
@@ -139,6 +163,8 @@ class Controller:
     :param settle: seconds dice, or a finished board with the dice picked up, must lie still.
     :param bottom_player: the engine player (0 or 1) at seat 1, whose numbering the board uses.
     :param names: the names of player 0 and player 1, for the console's words.
+    :param teach: ask for a hint after every roll (a ``hint-wanted`` event), show it, use it as
+        a prior, and give feedback on each move against it.
     """
 
     def __init__(
@@ -149,6 +175,7 @@ class Controller:
         settle: float = SETTLE,
         bottom_player: int = 1,
         names: tuple[str, str] = ("player 0", "player 1"),
+        teach: bool = False,
     ) -> None:
         if mode not in ("referee", "log"):
             raise ValueError(f"mode is 'referee' or 'log', not {mode!r}")
@@ -159,6 +186,10 @@ class Controller:
         self.settle = settle
         self.bottom_player = bottom_player
         self.names = names
+        self.teach = teach
+        # The last hint accepted, kept with the state it is for: it applies while the match
+        # stands there, and again if an undo or a correction comes back to that state.
+        self._hint: _Hint | None = None
         self._history: list[MatchState] = []
         self._last_reading: BoardReading | None = None
         self._reset_turn()
@@ -198,11 +229,33 @@ class Controller:
         """The points (player 1's numbering) to check, if the doubt is about particular points."""
         return () if self._check is None else self._check.doubtful_points()
 
+    @property
+    def hint(self) -> RankedPlay | None:
+        """The hinted best play for the move being played now, if one is known."""
+        hint = self._current_hint()
+        return None if hint is None else hint.best
+
+    @property
+    def ranked_plays(self) -> tuple[RankedPlay, ...]:
+        """The hint engine's ranked plays for the move being played now (empty if not known)."""
+        hint = self._current_hint()
+        return () if hint is None else hint.plays
+
+    def _current_hint(self) -> _Hint | None:
+        hint = self._hint
+        # Identity first: the state object is kept while the match stands still (every frame).
+        if hint is None or not (hint.state is self.state or hint.state == self.state):
+            return None
+        return hint
+
     def scene(self) -> Scene:
         """What the LEDs show now (see :func:`hardware.presenter.present`)."""
         points = self.check_points()
         check: bool | tuple[int, ...] = points if points else self.please_check
-        return present(self.state, self._judgement, check=check, bottom_player=self.bottom_player)
+        best = self.hint
+        # The empty play (no legal move) lights nothing; a hint is shown until the move is recorded.
+        shown = best.play if best is not None and best.play and self.state.phase is Phase.MOVE else None
+        return present(self.state, self._judgement, hint=shown, check=check, bottom_player=self.bottom_player)
 
     def seat(self, player: int) -> int:
         """The seat (1 bottom, 2 top) of engine player ``player``."""
@@ -256,7 +309,7 @@ class Controller:
         if name == "undo":
             return self._undo(source)
         if name == "hint":
-            return self._hint()
+            return self._hint_button()
         if name in ("take", "drop") and phase is Phase.RESIGNED:
             action: Action = AcceptResign() if name == "take" else RejectResign()
             return self._record(action, source)
@@ -502,7 +555,12 @@ class Controller:
         state = self.state
         assert state.dice is not None and state.on_roll is not None
         legal, partials = self._plays()
-        board = explain(state.position, state.dice, reading, self.seat(state.on_roll), legal=legal, partials=partials)
+        hinted = self.hint
+        # Players often execute a shown play slightly wrong: a doubtful board near it is likely it.
+        prior = {hinted.after: HINT_PRIOR} if hinted is not None else None
+        board = explain(
+            state.position, state.dice, reading, self.seat(state.on_roll), legal=legal, partials=partials, prior=prior
+        )
         key = reading.points + reading.bar
         if key != self._board_key:
             if key != self._decided:
@@ -627,6 +685,11 @@ class Controller:
             after = before.apply(action)
         except BackgammonError as exc:
             return [Event("refused", str(exc), {"action": type(action).__name__})]
+        # Judged against the hint before recording, so that the verdict is stored with the move.
+        feedback = self._feedback(before, after) if isinstance(action, Move) else None
+        if feedback is not None:
+            remark = feedback.note
+            note = f"{note}; {remark}" if note and remark else (note or remark)
         self._history.append(before)
         self.state = after
         if action.__class__ is not Double or after.phase is not Phase.DOUBLED:
@@ -638,6 +701,10 @@ class Controller:
         if undo:
             kind, text = "correction", f"corrected: {text}"
         events = [Event(kind, text, fields, action, source, confidence, note, undo, verdict=None)]
+        if feedback is not None:
+            events.append(feedback)
+        if self.teach and after.phase is Phase.MOVE:
+            events.append(self._hint_wanted(asked=False))
         if after.is_over() and after.last_result is not None:
             result = after.last_result
             score = {"score": list(after.score), "winner": result.winner, "points": result.points}
@@ -662,12 +729,108 @@ class Controller:
         self.state = self._history.pop()
         self._reset_turn()
         phase = self.state.phase.value
-        return [Event("undo", f"taken back: now {phase}", {"phase": phase}, source=source, undo=1)]
+        events = [Event("undo", f"taken back: now {phase}", {"phase": phase}, source=source, undo=1)]
+        if self.teach and self.state.phase is Phase.MOVE:
+            events.append(self._hint_wanted(asked=False))
+        return events
 
-    def _hint(self) -> list[Event]:
+    # -- hints ------------------------------------------------------------------------------------
+
+    def _hint_button(self) -> list[Event]:
+        """The hint button: plays during a move; cube advice before a roll or when doubled."""
         state = self.state
-        fields: dict[str, Any] = {"gnubgid": state.gnubg_id(), "phase": state.phase.value}
-        return [Event("hint", "hint asked for", fields)]
+        if state.phase is Phase.MOVE:
+            return [self._hint_wanted(asked=True)]
+        if state.phase in (Phase.ROLL, Phase.DOUBLED):
+            try:
+                state_to_double(state)
+            except HintError as exc:
+                # Not the engine's failure: there is simply no cube decision (Crawford, cube owned...).
+                return [Event("refused", f"{exc}: roll", {"phase": state.phase.value})]
+            return [self._hint_wanted(asked=True)]
+        return [Event("refused", f"no hint now: the match waits for the {state.phase.value}")]
+
+    def _hint_wanted(self, *, asked: bool) -> Event:
+        """Ask whoever runs the controller for a hint on the state as it stands.
+
+        ``asked``: the players pressed the hint button (else teach mode asks after a roll).
+        """
+        state = self.state
+        dice = None if state.dice is None else [state.dice.first, state.dice.second]
+        wanted = "plays" if state.phase is Phase.MOVE else "cube"
+        fields: dict[str, Any] = {
+            "gnubgid": state.gnubg_id(),
+            "dice": dice,
+            "phase": state.phase.value,
+            "wanted": wanted,
+            "asked": asked,
+        }
+        text = "asking gnubg for the best play" if wanted == "plays" else "asking gnubg for cube advice"
+        return Event("hint-wanted", text, fields)
+
+    def on_hint(self, gnubgid: str, plays: Sequence[RankedPlay], t: float) -> list[Event]:
+        """The hint engine's ranked plays (best first) for the state ``gnubgid`` names.
+
+        An answer for a state the match has left (``gnubgid`` no longer the state's) is
+        ignored. Otherwise the best play is lit until the move is recorded and favoured when
+        the board is judged, and the move recorded is compared with the list. Ask for every
+        play: a play missing from a shortened list can only be said to be missing.
+        """
+        state = self.state
+        if state.phase is not Phase.MOVE or gnubgid != state.gnubg_id():
+            return []
+        self._hint = _Hint(state, tuple(plays))
+        if not plays:
+            assert state.dice is not None
+            text = f"hint: no legal move for {state.dice.spoken()}"
+            return [Event("hint", text, {"play": "", "equity": None, "ply": None, "player": state.on_roll})]
+        best = plays[0]
+        play = str(best.play)
+        text = f"hint: {play} (gnubg {best.ply}-ply, equity {best.equity:+.3f})"
+        fields: dict[str, Any] = {"play": play, "equity": best.equity, "ply": best.ply, "player": state.on_roll}
+        return [Event("hint", text, fields)]
+
+    def on_cube_hint(self, gnubgid: str, advice: CubeAdvice, t: float) -> list[Event]:
+        """The hint engine's cube advice for the state ``gnubgid`` names (ignored if stale)."""
+        state = self.state
+        if state.phase not in (Phase.ROLL, Phase.DOUBLED) or gnubgid != state.gnubg_id():
+            return []
+        words = advice.action[:1].lower() + advice.action[1:]
+        fields: dict[str, Any] = {**advice.to_json(), "player": state.turn}
+        return [Event("cube-hint", f"gnubg: {words} ({advice.ply}-ply)", fields)]
+
+    def _feedback(self, before: MatchState, after: MatchState) -> Event | None:
+        """gnubg's verdict on the move from ``before`` to ``after``, if plays are known for ``before``.
+
+        The played play is found in the ranked list by the position it leads to (the same
+        play can be written several ways); the note is what the store keeps with the move.
+        """
+        hint = self._hint
+        if hint is None or not (hint.state is before or hint.state == before) or not hint.plays:
+            return None
+        # The board after the move, still seen from the player who moved.
+        result = after.position.swap()
+        best = hint.plays[0]
+        played = next((p for p in hint.plays if p.after == result), None)
+        fields: dict[str, Any] = {"best": str(best.play), "ply": best.ply, "player": before.on_roll}
+        if played is None:
+            assert before.dice is not None
+            text_play = str(legal_plays(before.position, before.dice).play_for(result) or "no move")
+            count = len(hint.plays)
+            text = f"{text_play}: not among gnubg's {count} ranked plays (its best: {best.play})"
+            note = f"gnubg {best.ply}-ply: not among its {count} ranked plays; best {best.play}"
+            fields |= {"play": text_play, "error": None, "skill": None, "equity": None}
+            return Event("feedback", text, fields, note=note)
+        play = str(played.play) or "no move"
+        fields |= {"play": play, "error": played.error, "skill": played.skill, "equity": played.equity}
+        if played.after == best.after or played.error == 0:
+            words = "the only play" if len(hint.plays) == 1 else "the best play"
+            return Event("feedback", f"{play}: {words}", fields, note=f"gnubg {best.ply}-ply: {words}")
+        # gnubg marks errors from 0.04 up; a smaller one is close to the best.
+        label = played.skill or "close"
+        against = f"-{played.error:.3f} against {best.play}"
+        note = f"gnubg {best.ply}-ply: {label}, {against}"
+        return Event("feedback", f"{play}: {label}, {against}", fields, note=note)
 
 
 def _describe(

@@ -16,6 +16,10 @@ check (dice too hard to read, a board read doubtfully), they answer as they woul
 console: ``dice 53``, ``done`` to confirm, or ``correct 13/7 8/7``. The match ends in the
 store and is exported as a ``.mat`` file.
 
+With ``teach=True`` (``bgboard demo --teach``) the table runs in teach mode against the real
+gnubg: after each roll gnubg's best play is said and lit (drawn on the terminal panel), and
+after each move its verdict is said and stored with the move.
+
 :class:`Film` and :class:`Tally` are shared with ``bench/table.py``, which reports the same
 figures over this game and over random ones.
 """
@@ -23,6 +27,7 @@ figures over this game and over random ones.
 from __future__ import annotations
 
 import json
+import os
 import random
 import sys
 import tempfile
@@ -42,6 +47,7 @@ from bgboard.controller import Controller, Event
 from bgboard.store import MatchStore, default_file_name
 from bgboard.table import Latency, Table
 from engine.dice import Dice
+from engine.hints import GnubgHints, HintEngine
 from engine.judge import judge
 from engine.match import Double, MatchState, Move, OpeningRoll, Roll, Take
 from engine.matfile import read_mat
@@ -394,6 +400,8 @@ class DemoGame:
     :param console: where events go (``None``: nowhere, for the benchmark).
     :param draw: called after events worth showing on the LEDs (illegal, please check, cube).
     :param illegal: play one move wrong first, to show the illegal-move lights.
+    :param hints: teach mode with this hint engine: hints lit after each roll, feedback after
+        each move (``None``: no teach mode).
     """
 
     def __init__(
@@ -410,6 +418,7 @@ class DemoGame:
         noise: float = 2.0,
         seed: int = 7,
         illegal: bool = True,
+        hints: HintEngine | None = None,
     ) -> None:
         self.record = record
         self.game = game
@@ -427,7 +436,7 @@ class DemoGame:
         self.match_id = store.start_match(
             self.names, record.length, record.options, {"Event": "bgboard demo", "Round": f"game {game + 1}"}
         )
-        self.controller = Controller(initial, names=self.names)
+        self.controller = Controller(initial, names=self.names, teach=hints is not None)
         self.table = Table(
             reader,
             MotionGate(reader.homography),
@@ -436,6 +445,7 @@ class DemoGame:
             store=store,
             match_id=self.match_id,
             out=self._said,
+            hints=hints,
         )
         self._draw_pending = False
         self.film = Film(style, camera, lighting, self.table, step=1.0 / fps, noise=noise, seed=seed, after=self._drawn)
@@ -449,7 +459,7 @@ class DemoGame:
     def _said(self, event: Event) -> None:
         if self.console is not None:
             self.console.referee(event, self.film.t)
-        if event.verdict in ("illegal", "check") or event.kind in ("take", "drop"):
+        if event.verdict in ("illegal", "check") or event.kind in ("take", "drop", "hint"):
             # Drawn once the table has shown the scene this event leads to.
             self._draw_pending = True
 
@@ -657,6 +667,7 @@ def run_demo(
     fps: float = 5.0,
     noise: float = 2.0,
     moves: int | None = None,
+    teach: bool = False,
 ) -> int:
     """Play the demo game at a rendered table; print the events; export the match as ``.mat``.
 
@@ -664,6 +675,8 @@ def run_demo(
         ``sim`` (the real firmware in simavr, through the serial link), or ``none``.
     :param out_dir: where the match store and the ``.mat`` file go (default: a new temporary folder).
     :param moves: stop after this many moves (the match is then left unfinished in the store).
+    :param teach: teach mode with the real gnubg (``$BGBOARD_GNUBG``, else gnubg on the path):
+        its best play lit and said after each roll, its verdict said after each move.
     :returns: the exit status (0: the game was played to its end, or to ``moves``).
     """
     stream = out or sys.stdout
@@ -711,8 +724,18 @@ def run_demo(
             panel, draw = stack.enter_context(_sim_panel(layout, folder / "emulator", console))
         else:
             panel = FakeLedPanel(layout)
+        hints = stack.enter_context(GnubgHints(os.environ.get("BGBOARD_GNUBG") or None)) if teach else None
         game = DemoGame(
-            record, 0, store=store, panel=panel, console=console, draw=draw, seed=seed, fps=fps, noise=noise
+            record,
+            0,
+            store=store,
+            panel=panel,
+            console=console,
+            draw=draw,
+            seed=seed,
+            fps=fps,
+            noise=noise,
+            hints=hints,
         )
         report = game.play(moves)
         mat = folder / default_file_name(store.summary(game.match_id), "mat")

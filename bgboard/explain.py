@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from engine.dice import Dice
@@ -31,6 +31,10 @@ Kind = Literal["before", "partial", "legal", "read"]
 
 #: Log-likelihood lead (natural log) that makes the best explanation clear: about 20 to 1.
 CLEAR: Final = math.log(20.0)
+#: The log-odds bonus for the result of a play the players were just shown (teach mode's
+#: hint): players often execute a shown play slightly wrong, so a doubtful reading near it is
+#: most likely it. Modest, and below :data:`CLEAR` (see :func:`explain`'s ``prior``).
+HINT_PRIOR: Final = math.log(4.0)
 #: Prior odds (log) against the board being none of the boards the rules allow: a misread
 #: point is more common than an illegal move, but a confident reading of one still wins.
 READ_PRIOR: Final = math.log(100.0)
@@ -54,7 +58,8 @@ class Candidate:
     :ivar position: the board from the player on roll, or ``None`` for a reading that is not a
         backgammon position (too many checkers).
     :ivar play: the legal play for a ``legal`` candidate (the empty play when none is possible).
-    :ivar score: the log-likelihood of the reading if this were the board.
+    :ivar score: the log-likelihood of the reading if this were the board, plus the candidate's
+        prior bonus when :func:`explain` applied one.
     """
 
     kind: Kind
@@ -170,8 +175,20 @@ def explain(
     *,
     legal: LegalPlays | None = None,
     partials: Mapping[Position, tuple[int, ...]] | None = None,
+    prior: Mapping[Position, float] | None = None,
 ) -> Explanation:
     """Score the boards the rules allow against ``reading``; the board as read competes too.
+
+    ``prior`` gives some legal results a log-odds bonus over the rest (teach mode gives the
+    hinted play's result :data:`HINT_PRIOR`). It only settles doubt: when the reading alone
+    clearly shows one board, the prior changes nothing, so a player who plays something other
+    than the hint is recorded as before. Otherwise the bonus is added to those results' scores,
+    as prior odds would be: a result the reading alone puts behind another by less than the
+    bonus becomes the best guess (what "done" confirms), and one it puts ahead by at least
+    ``CLEAR - bonus`` becomes clear. Every bonus must be below :data:`CLEAR`, so a clear lead
+    (``reading lead + bonus >= CLEAR``) still needs the reading to put the result ahead: the
+    prior never makes clear a result the reading alone puts behind another. Positions that are
+    not legal results get no bonus (a hinted play half made is not favoured as if finished).
 
     :param before: the position before the move, from the player on roll.
     :param dice: the roll being played.
@@ -179,7 +196,13 @@ def explain(
     :param seat: the seat (1 or 2) of the player on roll.
     :param legal: the legal plays, if already known (they are cached by the caller).
     :param partials: the positions part-way through a legal play, if already known.
+    :param prior: log-odds bonuses for legal results (position from the player on roll).
+    :raises ValueError: a bonus that is negative, not finite, or not below :data:`CLEAR`.
     """
+    bonus = dict(prior or {})
+    for value in bonus.values():
+        if not 0.0 <= value < CLEAR:
+            raise ValueError(f"a prior bonus is from 0 to below CLEAR ({CLEAR:.3f}), not {value!r}")
     legal = legal if legal is not None else legal_plays(before, dice)
     partials = partials if partials is not None else partial_positions(before, dice, legal)
     kinds: dict[Position, tuple[Kind, Play | None]] = {}
@@ -189,15 +212,29 @@ def explain(
     kinds[before] = ("legal", Play()) if not legal else ("before", None)
     for position, legal_play in legal.results.items():
         kinds[position] = ("legal", legal_play)
-    candidates: list[Candidate] = []
+    plain: list[Candidate] = []
     for position, (kind, play) in kinds.items():
         points, bar, _ = position.to_absolute(seat)
-        candidates.append(Candidate(kind, position, play, log_likelihood(points, bar, reading)))
+        plain.append(Candidate(kind, position, play, log_likelihood(points, bar, reading)))
     as_read = reading_position(reading, seat)
     if as_read not in kinds:
         score = log_likelihood(reading.points, reading.bar, reading) - READ_PRIOR
-        candidates.append(Candidate("read", as_read, None, score))
-    # Ties (equal scores) fall back to a fixed order so the result does not depend on hashing.
+        plain.append(Candidate("read", as_read, None, score))
+    explanation = Explanation(_ranked(plain), raw_board(reading, seat), seat)
+    if not bonus or explanation.clear:
+        return explanation
+    favoured = [
+        replace(c, score=c.score + bonus[c.position])
+        if c.kind == "legal" and c.position is not None and c.position in bonus
+        else c
+        for c in plain
+    ]
+    return Explanation(_ranked(favoured), explanation.raw, seat)
+
+
+def _ranked(candidates: list[Candidate]) -> tuple[Candidate, ...]:
+    """Best first; ties (equal scores) fall back to a fixed order, not to hashing."""
     order = {"legal": 0, "before": 1, "partial": 2, "read": 3}
-    candidates.sort(key=lambda c: (-c.score, order[c.kind], c.position.position_id() if c.position else ""))
-    return Explanation(tuple(candidates), raw_board(reading, seat), seat)
+    return tuple(
+        sorted(candidates, key=lambda c: (-c.score, order[c.kind], c.position.position_id() if c.position else ""))
+    )

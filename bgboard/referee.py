@@ -12,6 +12,11 @@ input arrives through one queue and is handled in order by :meth:`Referee.run`'s
 - A ticker queues a tick every 50 ms: a 74HC595 panel blinks only when refreshed, and the LED
   controller's link state is polled to say when it drops and comes back.
 
+In teach mode (``match.teach``) the referee starts one :class:`~engine.hints.GnubgHints` (the
+program named by ``$BGBOARD_GNUBG``, else gnubg on the path) for the table to ask, and stops
+it at the end. The table asks it from the referee's own thread: a 0-ply hint takes about
+10 ms, less than a camera frame.
+
 Everything the players are told goes through :class:`Console`: one line per event in players'
 words with the time, or one JSON object per line. The referee's own news (started, camera
 lost, LEDs back, stopped) are :class:`~bgboard.controller.Event` values too, so both outputs
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -33,6 +39,7 @@ from bgboard.config import Config
 from bgboard.controller import Controller, Event
 from bgboard.store import MatchStore, StoreError
 from bgboard.table import Table
+from engine.hints import GnubgHints
 from engine.match import Phase
 from hardware.layout import LedLayout
 from hardware.panels import LedPanel
@@ -49,6 +56,10 @@ STALL: Final = 3.0
 BACKOFF: Final = (0.5, 5.0)
 #: Seconds between ticks (a 74HC595 panel's blinking wants about 50 ms).
 TICK: Final = 0.05
+
+#: Seconds gnubg may take over one hint at the table before it is given up (and restarted):
+#: the camera waits meanwhile, and a 2-ply hint takes well under a second.
+HINT_TIMEOUT: Final = 5.0
 
 #: Said once when the camera stops, and once when its frames come back.
 CAMERA_LOST: Final = "the camera stopped sending frames: reopening"
@@ -499,6 +510,10 @@ class Referee:
         self._own_panel = panel is None
         self._buttons: Any = None
         self.panel: DimmedPanel | None = None
+        # Nothing starts until the first hint, so a missing gnubg is said at the first roll.
+        self.hints: GnubgHints | None = None
+        if config.match.teach:
+            self.hints = GnubgHints(os.environ.get("BGBOARD_GNUBG") or None, timeout=HINT_TIMEOUT)
         try:
             # The devices first: a match is started in the store only once everything else works.
             self.panel = DimmedPanel(panel if panel is not None else self._open_panel(), config.leds.brightness)
@@ -512,6 +527,7 @@ class Referee:
                 settle=config.camera.settle,
                 bottom_player=config.match.bottom_player,
                 names=self.store.summary(self.match_id).players,
+                teach=config.match.teach,
             )
             self.table = Table(
                 reader,
@@ -521,6 +537,8 @@ class Referee:
                 store=self.store,
                 match_id=self.match_id,
                 out=self.console,
+                hints=self.hints,
+                hint_ply=config.match.hint_ply,
             )
         except BaseException:
             self._close()
@@ -547,9 +565,11 @@ class Referee:
             return match_id, describe_state(self.store, match_id)
         summary = self.store.last_match(unfinished=True)
         if summary is None:
-            raise SetupError(
-                f"nothing to resume: no unfinished match in {self.store.path} (leave out --resume to start one)"
-            )
+            # Nothing unfinished: begin the next match, as the boot service must after the last
+            # one ended or on a fresh install (a refusal would only make it restart forever).
+            self.resume = False
+            match_id = new_match(self.store, self.config)
+            return match_id, describe_state(self.store, match_id) + " (nothing unfinished to resume)"
         try:
             self.store.state(summary.id)
         except StoreError as exc:
@@ -748,6 +768,9 @@ class Referee:
         self._close()
 
     def _close(self) -> None:
+        if self.hints is not None:
+            self.hints.close()
+            self.hints = None
         if self._buttons is not None:
             try:
                 self._buttons.close()

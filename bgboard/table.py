@@ -6,6 +6,13 @@ decides whether the board is still, the :class:`~vision.reader.BoardReader` read
 the :class:`~bgboard.controller.Controller` turns readings, buttons and commands into events,
 and each batch of events goes to the console callback, the match store and the LED panel.
 
+With a hint engine (teach mode), the controller's ``hint-wanted`` events are answered here, at
+once and in the same thread: the engine is asked (every play for a move, the cube advice before
+a roll) and its answer goes back to the controller, whose events are handled like any others.
+gnubg answers a 0-ply request in about 10 ms, so the camera does not wait long. If the engine
+cannot answer (gnubg missing, a time limit passed), that is said once as ``hint-unavailable``;
+teach mode then stops asking by itself, refereeing goes on, and the hint button tries again.
+
 It is synchronous and keeps no clock of its own: every input carries its time, so the referee
 loop, the demo and the tests drive it the same way. Reading a frame is the expensive step
 (tens of milliseconds), so a still scene is read once per still period, not once per frame.
@@ -21,6 +28,8 @@ import numpy as np
 
 from bgboard.controller import Controller, Event, store_event
 from bgboard.store import MatchStore
+from engine.hints import HintEngine, HintError, check_ply
+from engine.match import Phase
 from hardware.panels import LedPanel
 from hardware.scene import Scene
 from vision.reader import BoardReader, BoardReading
@@ -111,7 +120,10 @@ class Table:
     :param agree: still readings that must agree before one is passed on; 1 reads each still
         period once, more fuses several frames with a :class:`~vision.stabiliser.Stabiliser`.
     :param clock: the processing clock for :class:`TableStats` (seconds).
-    :raises ValueError: a store without a match id, or ``agree`` below 1.
+    :param hints: answers the controller's ``hint-wanted`` events (teach mode, the hint
+        button); ``None``: a hint asked for is said to be unavailable.
+    :param hint_ply: the hint engine's search depth.
+    :raises ValueError: a store without a match id, ``agree`` below 1, or a bad ``hint_ply``.
     """
 
     def __init__(
@@ -126,6 +138,8 @@ class Table:
         out: Callable[[Event], None] | None = None,
         agree: int = 1,
         clock: Callable[[], float] = time.perf_counter,
+        hints: HintEngine | None = None,
+        hint_ply: int = 0,
     ) -> None:
         if store is not None and match_id is None:
             raise ValueError("a store needs the match id to record under")
@@ -138,6 +152,12 @@ class Table:
         self.store = store
         self.match_id = match_id
         self.out = out
+        self.hints = hints
+        self.hint_ply = check_ply(hint_ply)
+        # After the engine failed once, teach mode's own requests are dropped (each could wait
+        # out a time limit) until a hint the players ask for gets an answer again.
+        self._hints_failed = False
+        self._unavailable_said = False
         self.stats = TableStats()
         self._clock = clock
         self._stabiliser: Stabiliser[BoardReading] = Stabiliser(agree)
@@ -176,6 +196,7 @@ class Table:
                 events += self.controller.on_tick(t)
         if not gate.moving and self._period is None and gate.still_since is not None:
             self._period = (gate.still_since, 0.0)
+        events = self._answer_hints(events, t)
         shown = self._handle(events)
         elapsed = self._clock() - start
         self.stats.feed_seconds.append(elapsed)
@@ -188,13 +209,13 @@ class Table:
 
     def button(self, name: str, t: float) -> list[Event]:
         """A button press (``done``, ``undo``, ``double``...) at ``t``."""
-        events = self.controller.on_button(name, t)
+        events = self._answer_hints(self.controller.on_button(name, t), t)
         self._handle(events)
         return events
 
     def command(self, text: str, t: float) -> list[Event]:
         """A line typed at the console at ``t``."""
-        events = self.controller.on_command(text, t)
+        events = self._answer_hints(self.controller.on_command(text, t), t)
         self._handle(events)
         return events
 
@@ -219,6 +240,48 @@ class Table:
         self.stats.reads += 1
         self.last_reading = reading
         return reading
+
+    def _answer_hints(self, events: list[Event], t: float) -> list[Event]:
+        """``events`` with each ``hint-wanted`` replaced by what answering it caused."""
+        if not any(event.kind == "hint-wanted" for event in events):
+            return events
+        out: list[Event] = []
+        for event in events:
+            out += self._answer_hint(event, t) if event.kind == "hint-wanted" else [event]
+        return out
+
+    def _answer_hint(self, wanted: Event, t: float) -> list[Event]:
+        """Ask the hint engine what ``wanted`` asks and give the answer to the controller."""
+        asked = bool(wanted.fields.get("asked"))
+        gnubgid = str(wanted.fields.get("gnubgid"))
+        state = self.controller.state
+        if state.gnubg_id() != gnubgid:
+            return []  # the match moved on in the same batch: the answer would be ignored
+        if self.hints is None:
+            return self._unavailable("no hint engine: hints are given in teach mode (--teach)", asked)
+        if self._hints_failed and not asked:
+            return []
+        try:
+            if state.phase is Phase.MOVE:
+                # Every play, not the best few: the move played must be found in the list.
+                plays = self.hints.plays(state, ply=self.hint_ply, n=max(len(state.legal_plays()), 1))
+                events = self.controller.on_hint(gnubgid, plays, t)
+            else:
+                advice = self.hints.cube(state, ply=self.hint_ply)
+                events = self.controller.on_cube_hint(gnubgid, advice, t)
+        except HintError as exc:
+            self._hints_failed = True
+            return self._unavailable(str(exc), asked)
+        self._hints_failed = False
+        self._unavailable_said = False
+        return events
+
+    def _unavailable(self, reason: str, asked: bool) -> list[Event]:
+        """Say that no hint can be given: once, or whenever the players ask for one."""
+        if self._unavailable_said and not asked:
+            return []
+        self._unavailable_said = True
+        return [Event("hint-unavailable", f"no hint: {reason}; refereeing goes on", {"reason": reason})]
 
     def _handle(self, events: list[Event]) -> bool:
         """Tell, store, then show: a store failure must not leave the LEDs ahead of the record."""

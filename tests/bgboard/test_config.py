@@ -63,6 +63,8 @@ def test_defaults() -> None:
         max_cube=None,
         mode="referee",
         bottom_player=1,
+        teach=False,
+        hint_ply=0,
     )
     assert config.store.path is None
 
@@ -110,6 +112,8 @@ beaver = true
 max_cube = 16
 mode = "log"
 bottom_player = 0
+teach = true
+hint_ply = 2
 
 [store]
 path = "/var/lib/bgboard/matches.sqlite3"
@@ -121,7 +125,7 @@ def test_every_key(tmp_path: Path) -> None:
     assert config.camera == CameraConfig("v4l2:///dev/video0?width=1280", tmp_path / "conf/profiles/board.toml", 1.0)
     assert config.leds == LedsConfig("serial:/dev/ttyUSB0", str(tmp_path / "conf/layouts/mine.toml"), 0.25)
     assert config.buttons.as_dict() == {"done": 5, "undo": "GPIO6"}
-    assert config.match == MatchConfig(("Ann", "Bob"), 0, False, True, True, 16, "log", 0)
+    assert config.match == MatchConfig(("Ann", "Bob"), 0, False, True, True, 16, "log", 0, True, 2)
     assert config.store.path == Path("/var/lib/bgboard/matches.sqlite3")
     assert isinstance(config.camera.settle, float)
 
@@ -248,6 +252,9 @@ def test_env_overrides_file(tmp_path: Path) -> None:
         ("BGBOARD_MATCH_MAX_CUBE", "", "match", "max_cube", None),
         ("BGBOARD_MATCH_MODE", "log", "match", "mode", "log"),
         ("BGBOARD_MATCH_BOTTOM_PLAYER", "0", "match", "bottom_player", 0),
+        ("BGBOARD_MATCH_TEACH", "yes", "match", "teach", True),
+        ("BGBOARD_MATCH_TEACH", "false", "match", "teach", False),
+        ("BGBOARD_MATCH_HINT_PLY", "1", "match", "hint_ply", 1),
         ("BGBOARD_STORE_PATH", "/tmp/m.sqlite3", "store", "path", Path("/tmp/m.sqlite3")),
     ],
 )
@@ -436,6 +443,8 @@ def test_dotted_keys_are_found(tmp_path: Path) -> None:
         ("[match]\nmax_cube = 1", 2, "match.max_cube", "expected a power of two from 2 to 32768, got 1"),
         ('[match]\nmode = "Referee"', 2, "match.mode", 'expected "referee" or "log", got "Referee"'),
         ("[match]\n\nbottom_player = 2", 3, "match.bottom_player", "expected 0 or 1, got 2"),
+        ('[match]\nteach = "yes"', 2, "match.teach", 'expected true or false, got "yes"'),
+        ("[match]\nhint_ply = 3", 2, "match.hint_ply", "expected 0, 1 or 2, got 3"),
         ("[leds]\nbrightness = 1.5", 2, "leds.brightness", "expected a number from 0 to 1, got 1.5"),
         ("[leds]\npanel = 3", 2, "leds.panel", "expected an LED panel address (a string), got 3"),
         ("[leds]\nlayout = []", 2, "leds.layout", "expected a layout name or a layout file (a string), got an array"),
@@ -521,3 +530,13 @@ def test_config_is_frozen() -> None:
     with pytest.raises(AttributeError):
         config.match.length = 3  # type: ignore[misc]
     assert hash(config) == hash(Config())
+
+
+def test_teach_mode_from_the_environment_and_the_command_line() -> None:
+    config = Config().with_environment({"BGBOARD_MATCH_TEACH": "on", "BGBOARD_MATCH_HINT_PLY": "2"})
+    assert (config.match.teach, config.match.hint_ply) == (True, 2)
+    assert Config().with_overrides(match_teach=True).match.teach is True
+    # A flag not given leaves the file's or the environment's value.
+    assert config.with_overrides(match_teach=None).match.teach is True
+    with pytest.raises(ConfigError, match="BGBOARD_MATCH_HINT_PLY"):
+        Config().with_environment({"BGBOARD_MATCH_HINT_PLY": "5"})

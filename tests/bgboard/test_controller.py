@@ -11,6 +11,7 @@ from bgboard.controller import Controller, Event, store_event
 from bgboard.store import MatchStore
 from engine.cube import Cube
 from engine.dice import Dice
+from engine.hints import CubeAdvice, RankedPlay
 from engine.match import GAMMON, Double, Drop, MatchState, Move, OpeningRoll, Phase, Roll, Take
 from engine.position import Position
 from hardware import scene as sc
@@ -576,3 +577,251 @@ def test_dice_jitter_between_readings_still_settles(to_roll: MatchState) -> None
     assert c.on_reading(reading_of(board, 2, dice=first), 1.0) == []
     assert c.on_reading(reading_of(board, 2, dice=jittered), 1.3) == []
     assert kinds(c.on_reading(reading_of(board, 2, dice=jittered), 1.0 + SETTLE)) == ["roll"]
+
+
+# -- teach mode: hints from a hand-made ranked list (no gnubg) --------------------------------------
+
+
+def ranked(state: MatchState, *plays: tuple[str, float], ply: int = 0) -> list[RankedPlay]:
+    """A hint engine's answer, best first: each play with its equity."""
+    top = plays[0][1]
+    out = []
+    for text, equity in plays:
+        board = after(state, text)
+        play = state.legal_plays().play_for(board)
+        assert play is not None
+        out.append(RankedPlay(play, board, equity, round(top - equity, 3), ply=ply))
+    return out
+
+
+#: 3-1 from the start: the point-making play first; 13/10 6/5 loses 0.052 (doubtful).
+HINTS_31 = (("8/5 6/5", 0.150), ("13/10 6/5", 0.098), ("24/21 24/23", 0.010))
+
+
+def test_teach_mode_asks_for_a_hint_after_the_roll_and_lights_it() -> None:
+    c = Controller(MatchState.new_match(5), teach=True)
+    events = c.correct(Dice(3, 1), 0.0)  # the bottom player (engine player 1) rolled the 3
+    assert kinds(events) == ["opening-roll", "hint-wanted"]
+    state = c.state
+    wanted = events[1]
+    assert wanted.fields["gnubgid"] == state.gnubg_id() and wanted.fields["dice"] == [3, 1]
+    assert wanted.fields["wanted"] == "plays" and wanted.fields["asked"] is False
+    assert wanted.action is None
+    # Nothing is lit before the answer comes.
+    assert not any(light in (sc.HINT_FROM, sc.HINT_TO) for light in c.scene().values())
+
+    events = c.on_hint(state.gnubg_id(), ranked(state, *HINTS_31), 0.1)
+    assert kinds(events) == ["hint"]
+    assert events[0].text == "hint: 8/5 6/5 (gnubg 0-ply, equity +0.150)"
+    assert events[0].fields == {"play": "8/5 6/5", "equity": 0.150, "ply": 0, "player": 1}
+    assert c.hint is not None and str(c.hint.play) == "8/5 6/5"
+    # Player 1 sits at seat 1, so his point numbers are the LEDs': from 8 and 6, to 5.
+    scene = c.scene()
+    assert scene["point.8"] == sc.HINT_FROM and scene["point.6"] == sc.HINT_FROM
+    assert scene["point.5"] == sc.HINT_TO
+    assert sum(light in (sc.HINT_FROM, sc.HINT_TO) for light in scene.values()) == 3
+
+
+def test_a_hint_for_the_top_player_lights_his_points_turned(to_roll: MatchState) -> None:
+    c = Controller(to_roll, teach=True)
+    events = c.correct(Dice(3, 1), 0.0)
+    assert kinds(events) == ["roll", "hint-wanted"]
+    state = c.state
+    c.on_hint(state.gnubg_id(), ranked(state, ("8/5 6/5", 0.2)), 0.1)
+    # Player 0 sits at seat 2: his 8-point is player 1's 17-point.
+    scene = c.scene()
+    assert scene["point.17"] == sc.HINT_FROM and scene["point.19"] == sc.HINT_FROM
+    assert scene["point.20"] == sc.HINT_TO
+
+
+def test_a_stale_hint_is_ignored(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    other = opened.apply(Move("8/5 6/5"))
+    assert c.on_hint(other.gnubg_id(), ranked(opened, *HINTS_31), 0.0) == []
+    assert c.hint is None
+    assert not any(light in (sc.HINT_FROM, sc.HINT_TO) for light in c.scene().values())
+    # An answer that comes after the move was recorded is for a state the match has left.
+    gnubgid = opened.gnubg_id()
+    c.on_reading(reading_of(after(opened, "24/21 24/23"), 1), 1.0)
+    assert kinds(c.on_tick(1.0 + SETTLE)) == ["move"]
+    assert c.on_hint(gnubgid, ranked(opened, *HINTS_31), 2.0) == []
+    assert c.hint is None
+
+
+def test_the_hint_goes_out_when_the_move_is_recorded(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, *HINTS_31), 0.0)
+    c.on_reading(reading_of(after(opened, "8/5 6/5"), 1), 1.0)
+    assert kinds(c.on_tick(1.0 + SETTLE)) == ["move", "feedback"]
+    assert not any(light in (sc.HINT_FROM, sc.HINT_TO) for light in c.scene().values())
+
+
+def test_feedback_gives_gnubgs_label_and_goes_into_the_note(opened: MatchState) -> None:
+    store = MatchStore(":memory:")
+    match = store.start_match(["Alice", "Bob"], 5)
+    store.record(match, OpeningRoll(1, 3), source="camera")
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, *HINTS_31), 0.0)
+    c.on_reading(reading_of(after(opened, "13/10 6/5"), 1, dice=ROLL_31), 1.0)
+    events = c.on_button("done", 1.1)
+    assert kinds(events) == ["move", "feedback"]
+    move, feedback = events
+    assert feedback.text == "13/10 6/5: doubtful, -0.052 against 8/5 6/5"
+    assert feedback.fields["skill"] == "doubtful" and feedback.fields["error"] == pytest.approx(0.052)
+    assert feedback.fields["best"] == "8/5 6/5" and feedback.action is None
+    # The verdict goes with the move into the store.
+    assert move.note == "gnubg 0-ply: doubtful, -0.052 against 8/5 6/5"
+    for event in events:
+        store_event(store, match, event)
+    assert store.actions(match)[-1].note == move.note
+    store.close()
+
+
+def test_feedback_on_the_best_play(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, *HINTS_31), 0.0)
+    events = c.on_command("6/5 8/5", 1.0)  # written another way: compared by the board it leaves
+    assert kinds(events) == ["move", "feedback"]
+    assert events[1].text == "8/5 6/5: the best play"
+    assert events[1].fields["error"] == 0
+    # The note the correction already had is kept.
+    assert events[0].note == "corrected by the players; gnubg 0-ply: the best play"
+
+
+def test_feedback_on_a_play_missing_from_a_short_list_says_so(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, *HINTS_31[:2]), 0.0)
+    events = c.on_command("24/20", 1.0)
+    assert kinds(events) == ["move", "feedback"]
+    assert events[1].text == "24/20: not among gnubg's 2 ranked plays (its best: 8/5 6/5)"
+    assert events[1].fields["error"] is None and events[1].fields["skill"] is None
+    assert events[0].note is not None and "not among its 2 ranked plays" in events[0].note
+
+
+def test_a_correction_of_a_recorded_move_gets_feedback_too(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, *HINTS_31), 0.0)
+    c.on_reading(reading_of(after(opened, "24/21 24/23"), 1), 1.0)
+    events = c.on_tick(1.0 + SETTLE)
+    assert kinds(events) == ["move", "feedback"]
+    assert events[1].text == "24/23 24/21: bad, -0.140 against 8/5 6/5"
+    events = c.correct("8/5 6/5", 2.0)
+    assert kinds(events) == ["correction", "feedback"]
+    assert events[0].undo == 1 and events[1].text == "8/5 6/5: the best play"
+
+
+def test_no_feedback_without_a_hint_or_outside_teach_mode(opened: MatchState) -> None:
+    c = Controller(opened)
+    c.on_reading(reading_of(after(opened, "8/5 6/5"), 1), 1.0)
+    assert kinds(c.on_tick(1.0 + SETTLE)) == ["move"]
+    # Outside teach mode a roll asks for nothing.
+    assert kinds(c.correct(Dice(6, 5), 2.0)) == ["roll"]
+
+
+def test_the_hint_button_asks_for_plays_during_a_move(opened: MatchState) -> None:
+    c = Controller(opened)  # not teach mode: the button asks anyway
+    events = c.on_button("hint", 0.0)
+    assert kinds(events) == ["hint-wanted"]
+    assert events[0].fields["wanted"] == "plays" and events[0].fields["asked"] is True
+    assert events[0].fields["gnubgid"] == opened.gnubg_id()
+    assert kinds(c.on_command("hint", 0.1)) == ["hint-wanted"]
+
+
+def test_the_hint_button_asks_for_cube_advice_before_a_roll(to_roll: MatchState) -> None:
+    c = Controller(to_roll, teach=True)
+    events = c.on_button("hint", 0.0)
+    assert kinds(events) == ["hint-wanted"]
+    assert events[0].fields == {
+        "gnubgid": to_roll.gnubg_id(),
+        "dice": None,
+        "phase": "roll or double",
+        "wanted": "cube",
+        "asked": True,
+    }
+    advice = CubeAdvice("No double, take", False, True, False, 0.067, -0.228, 1.0)
+    events = c.on_cube_hint(to_roll.gnubg_id(), advice, 0.1)
+    assert kinds(events) == ["cube-hint"]
+    assert events[0].text == "gnubg: no double, take (0-ply)"
+    assert events[0].fields["double"] is False and events[0].fields["player"] == 0
+    # Stale cube advice is ignored too.
+    c.on_button("double", 1.0)
+    assert c.on_cube_hint(to_roll.gnubg_id(), advice, 1.1) == []
+    # Doubled: the taker's decision, asked the same way.
+    events = c.on_button("hint", 1.2)
+    assert kinds(events) == ["hint-wanted"] and events[0].fields["wanted"] == "cube"
+
+
+def test_the_hint_button_when_there_is_nothing_to_hint() -> None:
+    c = Controller(MatchState.new_match(5), teach=True)
+    assert kinds(c.on_button("hint", 0.0)) == ["refused"]
+    # The cube is the opponent's: no cube decision, so nothing to ask gnubg.
+    state = MatchState.new_match(5).apply(OpeningRoll(1, 3)).apply(Move("8/5 6/5"))
+    owned = Controller(state.apply(Double()).apply(Take()))  # player 0 doubled: player 1 owns the cube
+    events = owned.on_button("hint", 0.0)
+    assert kinds(events) == ["refused"] and "cannot double" in events[0].text
+
+
+def test_an_undo_back_to_the_move_asks_again_in_teach_mode(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    c.on_reading(reading_of(after(opened, "8/5 6/5"), 1), 1.0)
+    assert kinds(c.on_tick(1.0 + SETTLE)) == ["move"]
+    events = c.on_button("undo", 2.0)
+    assert kinds(events) == ["undo", "hint-wanted"]
+    assert events[1].fields["gnubgid"] == opened.gnubg_id()
+    plain = Controller(opened)
+    plain.on_command("8/5 6/5", 1.0)
+    assert kinds(plain.on_button("undo", 2.0)) == ["undo"]
+
+
+def _leaning(state: MatchState, shown: str, other: str, p: float, q: float) -> BoardReading:
+    """A reading of ``shown`` with confidence ``p`` on every point that differs from ``other``,
+    which gets ``q``."""
+    a, _, _ = after(state, shown).to_absolute(1)
+    b, _, _ = after(state, other).to_absolute(1)
+    doubt = {i: (p, b[i], q) for i in range(24) if a[i] != b[i]}
+    return reading_of(after(state, shown), 1, doubt=doubt)
+
+
+def test_the_hint_is_the_best_guess_of_a_reading_torn_between_it_and_another(opened: MatchState) -> None:
+    # The reading leans a little to 24/21 24/23; the hint was 24/20.
+    reading = _doubtful(opened, "24/21 24/23", "24/20")
+    plain = Controller(opened)
+    plain.on_reading(reading, 1.0)
+    assert plain.on_button("done", 1.1)[0].fields["best"] == canonical(opened, "24/21 24/23")
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, ("24/20", 0.1), ("24/21 24/23", 0.0)), 0.0)
+    c.on_reading(reading, 1.0)
+    events = c.on_button("done", 1.1)
+    assert kinds(events) == ["please-check"]  # still asked: the reading alone is not clear either way
+    assert events[0].fields["best"] == "24/20"
+    events = c.on_button("done", 1.2)
+    assert kinds(events) == ["move", "feedback"]
+    assert isinstance(events[0].action, Move) and str(events[0].action.play) == "24/20"
+
+
+def test_the_hint_settles_a_reading_that_leans_to_it(opened: MatchState) -> None:
+    # 2.8:1 on each point that differs from 24/20; the runner-up is a half-played 24/21 24/23
+    # (two of those points), about 8:1 behind: short of 20:1, and 32:1 with the hint's 4:1.
+    reading = _leaning(opened, "24/21 24/23", "24/20", 0.7, 0.25)
+    plain = Controller(opened)
+    plain.on_reading(reading, 1.0)
+    assert kinds(plain.on_button("done", 1.1)) == ["please-check"]
+    hinted = Controller(opened, teach=True)
+    hinted.on_hint(opened.gnubg_id(), ranked(opened, ("24/21 24/23", 0.1), ("24/20", 0.0)), 0.0)
+    hinted.on_reading(reading, 1.0)
+    assert kinds(hinted.on_button("done", 1.1)) == ["move", "feedback"]
+    # Hinting the other play does not make it clear: the reading puts it behind.
+    other = Controller(opened, teach=True)
+    other.on_hint(opened.gnubg_id(), ranked(opened, ("24/20", 0.1), ("24/21 24/23", 0.0)), 0.0)
+    other.on_reading(reading, 1.0)
+    events = other.on_button("done", 1.1)
+    assert kinds(events) == ["please-check"] and events[0].fields["best"] == canonical(opened, "24/21 24/23")
+
+
+def test_a_reading_that_clearly_shows_another_play_records_that_play(opened: MatchState) -> None:
+    c = Controller(opened, teach=True)
+    c.on_hint(opened.gnubg_id(), ranked(opened, *HINTS_31), 0.0)
+    c.on_reading(reading_of(after(opened, "24/21 24/23"), 1), 1.0)
+    events = c.on_tick(1.0 + SETTLE)
+    assert kinds(events) == ["move", "feedback"]
+    assert isinstance(events[0].action, Move) and str(events[0].action.play) == canonical(opened, "24/21 24/23")

@@ -13,6 +13,7 @@ import pytest
 from bgboard.cli import main
 from bgboard.demo import demo_record
 from bgboard.store import MatchStore
+from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import Double, Move, OpeningRoll, Roll, Take
 from engine.matfile import read_mat_file
 
@@ -130,3 +131,28 @@ def test_the_plain_demo_draws_the_lights_and_names_the_file(tmp_path: Path) -> N
     assert "illegal move:" in text
     assert "player 2 " in text and "status" in text  # the LED board drawn
     assert text.rstrip().splitlines()[-1].startswith("match written to ")
+
+
+@pytest.mark.oracle
+def test_the_teach_demo_says_the_hint_after_each_roll_and_the_verdict_after_each_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("BGBOARD_GNUBG", raising=False)
+    if find_gnubg() is None:
+        pytest.fail(INSTALL_HINT)
+    out = io.StringIO()
+    assert main(["demo", "--teach", "--moves", "3", "--leds", "none", "--out", str(tmp_path)], out=out) == 0
+    lines = out.getvalue().splitlines()
+    # The opening 1-5: gnubg's hint, then the move and its verdict (the player plays the hint).
+    said = [line.split("s  ", 1)[1] for line in lines if "s  " in line and not line.startswith("  *")]
+    hints = [text for text in said if text.startswith("hint: ")]
+    verdicts = [text for text in said if text.endswith(": the best play") or " against " in text]
+    assert len(hints) == 3 and len(verdicts) == 3
+    assert hints[0].startswith("hint: 24/23 13/8 (gnubg 0-ply, equity ")
+    assert said[said.index(hints[0]) + 2] == "24/23 13/8: the best play"
+    with MatchStore(tmp_path / "demo.sqlite3", create=False) as store:
+        summary = store.last_match()
+        assert summary is not None
+        notes = [a.note for a in store.actions(summary.id) if isinstance(a.action, Move)]
+    assert notes[0] == "gnubg 0-ply: the best play"
+    assert all(note and note.startswith("gnubg 0-ply: ") for note in notes)

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from bgboard.explain import CLEAR, explain, raw_board, reading_position
+from bgboard.explain import CLEAR, HINT_PRIOR, explain, raw_board, reading_position
 from engine.dice import Dice
 from engine.match import MatchState, Move, OpeningRoll
 from engine.position import Position
@@ -109,3 +111,54 @@ def test_no_legal_play_makes_the_position_before_the_result() -> None:
     before = Position.from_points({25: 1, 6: 14}, {1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 20: 3})
     e = explain(before, Dice(6, 5), reading(before, 1), 1)
     assert e.best.kind == "legal" and e.best.play is not None and not e.best.play
+
+
+# -- a prior for the hinted play ---------------------------------------------------------------
+
+
+def _torn(opened: MatchState, p: float, q: float) -> BoardReading:
+    """A reading of 24/21 24/23, ``p`` against ``q`` on every point where 24/20 differs."""
+    a, _, _ = _after(opened, "24/21 24/23").to_absolute(1)
+    b, _, _ = _after(opened, "24/20").to_absolute(1)
+    doubt = {i: (p, b[i], q) for i in range(24) if a[i] != b[i]}
+    return reading(_after(opened, "24/21 24/23"), 1, doubt)
+
+
+def test_a_prior_makes_the_hinted_result_the_best_guess_of_a_close_reading(opened: MatchState) -> None:
+    hinted = _after(opened, "24/20")
+    e = explain(opened.position, Dice(3, 1), _torn(opened, 0.5, 0.45), 1, prior={hinted: HINT_PRIOR})
+    assert e.best.position == hinted and not e.clear
+    # The score carries the bonus: the reading alone puts it a little behind.
+    plain = explain(opened.position, Dice(3, 1), _torn(opened, 0.5, 0.45), 1)
+    alone = next(c for c in plain.candidates if c.position == hinted)
+    assert e.best.score == pytest.approx(alone.score + HINT_PRIOR)
+    assert plain.best.score - alone.score < HINT_PRIOR
+
+
+def test_a_prior_never_makes_clear_a_result_the_reading_puts_behind(opened: MatchState) -> None:
+    # The reading puts 24/20 behind by more than the bonus: it stays behind.
+    hinted = _after(opened, "24/20")
+    e = explain(opened.position, Dice(3, 1), _torn(opened, 0.7, 0.25), 1, prior={hinted: HINT_PRIOR})
+    assert e.best.position == _after(opened, "24/21 24/23") and not e.clear
+
+
+def test_a_prior_changes_nothing_when_the_reading_alone_is_clear(opened: MatchState) -> None:
+    shown = _after(opened, "24/21 24/23")
+    hinted = _after(opened, "8/5 6/5")
+    plain = explain(opened.position, Dice(3, 1), reading(shown, 1), 1)
+    e = explain(opened.position, Dice(3, 1), reading(shown, 1), 1, prior={hinted: HINT_PRIOR})
+    assert plain.clear and e == plain
+
+
+def test_a_prior_settles_a_reading_that_leans_to_the_hinted_result(opened: MatchState) -> None:
+    shown = _after(opened, "24/21 24/23")
+    plain = explain(opened.position, Dice(3, 1), _torn(opened, 0.7, 0.25), 1)
+    assert not plain.clear and plain.best.position == shown
+    e = explain(opened.position, Dice(3, 1), _torn(opened, 0.7, 0.25), 1, prior={shown: HINT_PRIOR})
+    assert e.clear and e.best.position == shown
+
+
+@pytest.mark.parametrize("bonus", [-0.1, CLEAR, math.inf, math.nan])
+def test_a_prior_is_from_zero_to_below_clear(opened: MatchState, bonus: float) -> None:
+    with pytest.raises(ValueError, match="prior"):
+        explain(opened.position, Dice(3, 1), reading(opened.position, 1), 1, prior={opened.position: bonus})

@@ -17,8 +17,9 @@ from rendered_table import Cameras, FakeCamera, move_frames, opening_frames, sav
 
 from bgboard.cli import main
 from bgboard.config import Config
-from bgboard.referee import CAMERA_BACK, CAMERA_LOST, Referee, SetupError
+from bgboard.referee import CAMERA_BACK, CAMERA_LOST, Referee
 from bgboard.store import MatchStore
+from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import Move, OpeningRoll, Phase
 from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
@@ -208,9 +209,17 @@ def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
     assert first_line.endswith("score 0-0, Ann to roll or double")
 
 
-def test_resume_with_nothing_to_resume_is_refused(config: Config) -> None:
-    with pytest.raises(SetupError, match="nothing to resume"):
-        Referee(config, out=io.StringIO(), resume=True, source_factory=Cameras())
+def test_resume_with_nothing_to_resume_starts_a_new_match(config: Config) -> None:
+    # The boot service always passes --resume: on a fresh store, or after a match ended, it
+    # must begin the next match rather than refuse and be restarted forever.
+    out = io.StringIO()
+    referee = Referee(config, out=out, resume=True, source_factory=Cameras())
+    Running(referee, out).stop_now()
+    first = out.getvalue().splitlines()[0]
+    assert "started match" in first and "nothing unfinished to resume" in first
+    assert config.store.path is not None
+    with MatchStore(config.store.path) as store:
+        assert store.state(referee.match_id).phase is Phase.OPENING
 
 
 def test_keyboard_lines_reach_the_controller(config: Config) -> None:
@@ -227,7 +236,8 @@ def test_keyboard_lines_reach_the_controller(config: Config) -> None:
         assert sorted(str(move["play"]).split()) == ["13/11", "13/8"]
         typing.write("hint\n")
         typing.close()  # EOF ends the keyboard, not the referee
-        run.wait_for("hint")
+        # Not in teach mode: no hint engine, and the players are told so.
+        assert "teach" in str(run.wait_for("hint-unavailable")["reason"])
         assert run.thread.is_alive()
         run.stop_now()
     actions = stored(config)
@@ -332,13 +342,66 @@ def test_cli_without_a_profile_exits_2_naming_camera_profile(
     assert "camera.profile" in capsys.readouterr().err
 
 
-def test_cli_resume_without_a_match_exits_2(
-    no_user_config: Path, capsys: pytest.CaptureFixture[str], tmp_path: Path, profile: Path
+def test_teach_without_gnubg_says_so_once_and_still_records(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BGBOARD_GNUBG", "/nonexistent/gnubg")
+    cameras = Cameras(FakeCamera("fake:camera", opening_frames() + move_frames()))
+    run = start(config.with_overrides(match_teach=True), cameras, end_with_source=True)
+    run.finish()
+    kinds = run.kinds()
+    assert kinds.count("hint-unavailable") == 1
+    unavailable = next(e for e in run.events() if e["event"] == "hint-unavailable")
+    assert "/nonexistent/gnubg" in str(unavailable["reason"]) and "apt-get install gnubg" in str(unavailable["reason"])
+    assert [k for k in kinds if k in ("opening-roll", "hint-unavailable", "move")] == [
+        "opening-roll",
+        "hint-unavailable",
+        "move",
+    ]
+    assert "feedback" not in kinds
+    actions = stored(config)
+    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+    assert run.referee.hints is None  # closed at the end
+
+
+@pytest.mark.oracle
+def test_teach_with_gnubg_hints_after_the_roll_and_judges_the_move(
+    config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    store = tmp_path / "matches.sqlite3"
+    monkeypatch.delenv("BGBOARD_GNUBG", raising=False)
+    if find_gnubg() is None:
+        pytest.fail(INSTALL_HINT)
+    cameras = Cameras(FakeCamera("fake:camera", opening_frames() + move_frames()))
+    run = start(config.with_overrides(match_teach=True), cameras, end_with_source=True)
+    run.finish()
+    kinds = [k for k in run.kinds() if k in ("opening-roll", "hint", "move", "feedback")]
+    assert kinds == ["opening-roll", "hint", "move", "feedback"]
+    hint = next(e for e in run.events() if e["event"] == "hint")
+    assert str(hint["text"]).startswith("hint: ") and hint["ply"] == 0
+    move = next(e for e in run.events() if e["event"] == "move")
+    assert str(move["note"]).startswith("gnubg 0-ply: ")
+    assert config.store.path is not None
+    with MatchStore(config.store.path, create=False) as store:
+        summary = store.last_match()
+        assert summary is not None
+        assert store.actions(summary.id)[-1].note == move["note"]
+
+
+def test_cli_teach_flag_sets_match_teach(
+    no_user_config: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, profile: Path
+) -> None:
+    seen: list[Config] = []
+
+    class Recorder:
+        def __init__(self, config: Config, **_: object) -> None:
+            seen.append(config)
+
+        def run(self, stop: threading.Event) -> int:
+            return 0
+
+    monkeypatch.setattr("bgboard.referee.Referee", Recorder)
     args = ["referee", "--config", str(no_user_config), "--camera", "file:x/*.png", "--profile", str(profile)]
-    assert main([*args, "--store", str(store), "--leds", "fake", "--resume"]) == 2
-    assert "nothing to resume" in capsys.readouterr().err
+    assert main([*args, "--store", str(tmp_path / "s.sqlite3")]) == 0
+    assert main([*args, "--store", str(tmp_path / "s.sqlite3"), "--teach"]) == 0
+    assert [c.match.teach for c in seen] == [False, True]
 
 
 @pytest.fixture(autouse=True)

@@ -12,10 +12,12 @@ import pytest
 from bgboard.controller import Controller, Event
 from bgboard.store import MatchStore
 from bgboard.table import Table, TableStats
+from engine.hints import INSTALL_HINT, GnubgHints, HintEngine, find_gnubg, skill
 from engine.match import MatchState, Move, OpeningRoll, Phase
 from engine.position import Position
 from hardware import scene as sc
 from hardware.panels import FakeLedPanel
+from hardware.presenter import hint_points
 from vision.calibration import calibrate
 from vision.reader import BoardReader
 from vision.render import STYLES, Camera, DieSpec, Lighting, Scene, render
@@ -56,12 +58,12 @@ def reader() -> BoardReader:
 class Run:
     """A table fed with frames on a clock that steps :data:`STEP` seconds a frame."""
 
-    def __init__(self, reader: BoardReader) -> None:
+    def __init__(self, reader: BoardReader, hints: HintEngine | None = None) -> None:
         self.store = MatchStore(":memory:")
         self.match = self.store.start_match(["Ann", "Bob"], 5)
         self.panel = FakeLedPanel()
         self.said: list[Event] = []
-        self.controller = Controller(MatchState.new_match(5))
+        self.controller = Controller(MatchState.new_match(5), teach=hints is not None)
         self.table = Table(
             reader,
             MotionGate(reader.homography),
@@ -70,6 +72,7 @@ class Run:
             store=self.store,
             match_id=self.match,
             out=self.said.append,
+            hints=hints,
         )
         self.t = 0.0
 
@@ -184,3 +187,97 @@ def test_stats_time_each_still_period_to_the_panel(run: Run) -> None:
 def test_a_store_needs_a_match_id(reader: BoardReader) -> None:
     with pytest.raises(ValueError, match="match id"):
         Table(reader, MotionGate(reader.homography), Controller(MatchState.new_match(1)), store=MatchStore(":memory:"))
+
+
+# -- teach mode --------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def gnubg() -> Iterator[GnubgHints]:
+    if find_gnubg() is None:
+        pytest.fail(INSTALL_HINT)
+    with GnubgHints(timeout=60.0) as hints:
+        yield hints
+
+
+@pytest.mark.oracle
+def test_teach_mode_lights_gnubgs_best_play_and_judges_the_move(reader: BoardReader, gnubg: GnubgHints) -> None:
+    run = Run(reader, gnubg)
+    try:
+        events = run.opening()
+        assert kinds(events) == ["opening-roll", "hint"]
+        state = run.controller.state
+        # gnubg's own answer, asked directly: the hint shown is its best play.
+        plays = gnubg.plays(state, n=len(state.legal_plays()))
+        best = plays[0]
+        assert events[1].fields["play"] == str(best.play)
+        assert events[1].text == f"hint: {best.play} (gnubg 0-ply, equity {best.equity:+.3f})"
+        # Player 1 sits at seat 1: his point numbers are the LEDs'.
+        leave, land = hint_points(best.play)
+        lit = run.panel.last
+        assert lit == run.controller.scene()
+        assert all(lit[f"point.{p}"] == sc.HINT_FROM for p in leave)
+        assert all(lit[f"point.{p}"] == sc.HINT_TO for p in land)
+
+        # 13/8 13/11 played and the dice picked up: recorded, then judged against gnubg's list.
+        played = moved(START, (13, 8), (13, 11))
+        events = run.feed([frame(moved(START, (13, 8)), hand=True, seed=30), frame(played, hand=True, seed=31)])
+        events += run.still(frame(played, seed=32))
+        assert kinds(events) == ["move", "feedback"]
+        mine = next(p for p in plays if sorted(str(p.play).split()) == ["13/11", "13/8"])
+        feedback = events[1]
+        assert feedback.fields["error"] == mine.error and feedback.fields["skill"] == skill(mine.error)
+        label = skill(mine.error) or "close"
+        assert feedback.text == f"{mine.play}: {label}, -{mine.error:.3f} against {best.play}"
+        # Said at the console, stored with the move, and the hint's lights are gone.
+        assert kinds(run.said) == ["opening-roll", "hint", "move", "feedback"]
+        stored = run.store.actions(run.match)
+        assert stored[-1].note == f"gnubg 0-ply: {label}, -{mine.error:.3f} against {best.play}"
+        assert not any(light in (sc.HINT_FROM, sc.HINT_TO) for light in run.panel.last.values())
+    finally:
+        run.store.close()
+
+
+@pytest.mark.oracle
+def test_teach_mode_cube_advice_from_the_hint_button(reader: BoardReader, gnubg: GnubgHints) -> None:
+    run = Run(reader, gnubg)
+    try:
+        run.table.command("dice 52", 0.0)
+        run.table.command("13/8 13/11", 1.0)
+        events = run.table.button("hint", 2.0)
+        assert kinds(events) == ["cube-hint"]
+        advice = gnubg.cube(run.controller.state)
+        assert events[0].fields["action"] == advice.action
+    finally:
+        run.store.close()
+
+
+def test_no_gnubg_is_said_once_and_refereeing_goes_on(reader: BoardReader) -> None:
+    run = Run(reader, GnubgHints("/nonexistent/gnubg"))
+    try:
+        events = run.table.command("dice 52", 0.0)
+        assert kinds(events) == ["opening-roll", "hint-unavailable"]
+        assert "apt-get install gnubg" in events[1].fields["reason"]
+        assert kinds(run.table.command("13/8 13/11", 1.0)) == ["move"]
+        # Teach mode's own requests are not repeated, nor the news said again.
+        assert kinds(run.table.command("dice 31", 2.0)) == ["roll"]
+        assert kinds(run.table.command("8/5 6/5", 3.0)) == ["move"]
+        # Asked for, a hint is tried again and the players told why there is none.
+        assert kinds(run.table.button("hint", 4.0)) == ["hint-unavailable"]
+        assert [a.action.__class__.__name__ for a in run.store.actions(run.match)] == [
+            "OpeningRoll",
+            "Move",
+            "Roll",
+            "Move",
+        ]
+    finally:
+        run.store.close()
+
+
+def test_without_a_hint_engine_the_hint_button_says_so(run: Run) -> None:
+    events = run.table.button("hint", 0.0)
+    assert kinds(events) == ["refused"]  # nothing to hint before the opening roll
+    run.table.command("dice 52", 1.0)
+    events = run.table.button("hint", 2.0)
+    assert kinds(events) == ["hint-unavailable"]
+    assert "teach" in events[0].fields["reason"]
