@@ -301,11 +301,14 @@ def _run_classifier(blob: np.ndarray) -> np.ndarray:
 def face_probabilities(
     crops: np.ndarray,
     forward: Callable[[np.ndarray], np.ndarray] = _run_classifier,
+    views: int = VIEWS,
 ) -> np.ndarray:
     """Calibrated class probabilities ``(n, 7)`` (faces 1..6, not a die) for crops.
 
     :param crops: ``(n, CLS_SIZE, CLS_SIZE, 3)`` uint8 crops (see :func:`face_crop`).
     :param forward: runs the classifier on one input blob (the shipped network by default).
+    :param views: how many of the crop's quarter turns are read and averaged (1 to
+        :data:`VIEWS`); fewer is quicker, but only the four together give a confidence to go by.
     """
     if len(crops) == 0:
         return np.zeros((0, NOT_A_DIE + 1), np.float32)
@@ -313,12 +316,12 @@ def face_probabilities(
     # The crop seen four ways (turned by quarter turns) and the views' probabilities averaged:
     # a die's face is the same face turned, and the net's mistakes on one view are seldom
     # made on all four.
-    views = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(VIEWS)])
-    logits = forward(classifier_input(np.ascontiguousarray(views))).reshape(VIEWS * n, -1)
+    turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(views)])
+    logits = forward(classifier_input(np.ascontiguousarray(turned))).reshape(views * n, -1)
     logits = logits - logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
-    return np.asarray(p.reshape(VIEWS, n, -1).mean(axis=0), np.float32)
+    return np.asarray(p.reshape(views, n, -1).mean(axis=0), np.float32)
 
 
 def read_dice(image: np.ndarray) -> list[DieReading]:

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from vision.cube import read_cube, read_track
-from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities, iou
+from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
 from vision.features import (
     CHECKER,
     EDGE,
@@ -58,13 +58,37 @@ FOREIGN_SAMPLES = 3
 #: pixels changed that means an arm is over it.
 BORDER_CHANGE = 12
 BORDER_SHARE = 0.004
-#: The detector sees the rectified field at the scale that makes a die of this many pixels
-#: out of one about half a checker across: well inside the sizes it finds at one level.
-DIE_PIXELS = 16.0
-#: The sides a die may have, in checker diameters: real dice are 0.4 to 0.5 of a checker (the
-#: renderer draws 0.65), and the detector's box takes in the die's sides and a little more; a
-#: checker's box is 1.2 or more.
-DIE_SIZE = (0.3, 1.05)
+#: The detector sees the rectified field at the scale that makes half a checker this many
+#: pixels. Real dice are 0.4 to 0.5 of a checker, the renderer's 0.65, and a die turned 45
+#: degrees covers 1.4 times its side, with its shadow more: from about 10 to 26 pixels here,
+#: inside the 8 to 32 the detector finds at one level. At 16, the renderer's dice were at the
+#: top of that range, where the detector missed one in six of them (black dice showing few
+#: pips the most) and boxed others by a part.
+DIE_PIXELS = 12.0
+#: The sides a die's box may have, in checker diameters: real dice are 0.4 to 0.5 of a checker
+#: (the renderer draws 0.65), and the detector's box may take in the die's sides and its shadow
+#: (a dark die's shadow looks like more die), up to about 1.3 on rendered boards. Checkers'
+#: boxes (1.0 to 1.2) pass too: the classifier tells them from dice (see :data:`DIE_SPAN`).
+DIE_SIZE = (0.3, 1.4)
+#: The most a die lying flat covers from above, in checker diameters: its side (the renderer's
+#: 0.65) turned 45 degrees, about 0.92. The classifier's crop is this (and its margin) round
+#: the box's centre, whatever the box's size: the detector's box on a die is often only a part
+#: of it (a few pips), and a crop that cuts the die misreads it (a 5 without its outer pips is
+#: a 4, a 3 a 2); or the die with its shadow, or a checker, and a crop that takes in the
+#: checker round a die-like spot reads a die in it. Cameras that see smaller real dice want
+#: this smaller.
+DIE_SPAN = 0.9
+#: A candidate whose crop, read once upright, is "not a die" with this probability is dropped
+#: before the crop is read the four ways that give a confidence: most candidates are checkers,
+#: and the one reading sorts out most (86% of those on rendered boards) at a quarter of the
+#: cost. Of 578 boxes on dice on rendered boards, none scored above 0.82 read upright.
+NOT_A_DIE_AT_ONCE = 0.9
+#: A box under this share of :data:`DIE_SPAN` may be a spot on a checker's rim or between two
+#: checkers, which the crop of a whole die's span round it shows as a die with a checker's
+#: curve through it, and the classifier now and then reads as one: it must also pass the
+#: :data:`NOT_A_DIE_AT_ONCE` test cut to the box (where it is a bit of a rim). A die's part
+#: passes it (its pips), as do small real dice.
+SMALL_BOX = 2 / 3
 #: A die's top face seen from above is square; one leaning on something shows it foreshortened.
 #: Below this ratio of its sides the die is cocked; up to FLAT_SURE it is a close call, and the
 #: die's confidence falls. Seen at a slant, a flat die's side faces may join its top face in
@@ -72,9 +96,18 @@ DIE_SIZE = (0.3, 1.05)
 #: nothing), and a cocked one not called is at least not read flat with confidence.
 FLAT_RATIO = 0.65
 FLAT_SURE = 0.9
+#: The confidence left to a die whose top face cannot be made out (a white die on a white
+#: board, a black one on dark wood): most thrown dice land flat, but a reading no better than
+#: this is never sure (below :data:`vision.dice.CONFIDENT`, 0.9), only good enough to go by
+#: (above the referee's floor, 0.6) when the face itself reads well. It was a coin's 0.5, which
+#: sent every roll on such a board to the players.
+UNSEEN_FLAT = 0.8
 #: How far (Lab) the top face's colour strays across it; the side faces, turned from the lamp,
 #: lie further from it.
 FACE_SPREAD = 16.0
+#: What a die's shadow leaves of the light on the ground under it (about what the renderer's
+#: deepest shadows leave; real ones under a lamp are alike).
+SHADOW_DEPTH = 0.5
 
 
 def _stack_prior() -> np.ndarray:
@@ -432,14 +465,15 @@ class BoardReader:
 
     # -- dice --------------------------------------------------------------------------------
 
-    def _die_crop(self, image: np.ndarray, box: np.ndarray) -> np.ndarray:
+    def _die_crop(self, image: np.ndarray, box: np.ndarray, *, tight: bool = False) -> np.ndarray:
         """The classifier's crop of a die found on the half-size field, taken from the frame.
 
         The frame has more pixels on a die than the half-size field: pips a pixel or two wide
-        there are clear here. The crop is warped straight out of the frame, square on the field.
+        there are clear here. The crop is warped straight out of the frame, square on the field:
+        :data:`DIE_SPAN` across round the box's centre, or (``tight``) the box's longer side.
         """
         x, y, w, h = (float(v) / SCALE for v in box[:4])
-        side = max(w, h) * CLS_MARGIN
+        side = (max(w, h) if tight else DIE_SPAN * self.sampler.d / SCALE) * CLS_MARGIN
         step = side / CLS_SIZE
         left, top = x + w / 2 - side / 2 + step / 2, y + h / 2 - side / 2 + step / 2
         crop_to_field = np.array([[step, 0.0, left], [0.0, step, top], [0.0, 0.0, 1.0]])
@@ -461,19 +495,31 @@ class BoardReader:
         green cloth (the cloth's grey) stands out, then on the grey turned negative, where a
         black die with white pips looks like the white dice it mostly learnt from. A roll is two
         dice: of more, the two read with the most confidence (a checker's centre mark taken for
-        a 1 reads with less).
+        a 1 reads with less). Boxes whose centres lie closer than half a die's span are one die
+        (a part of it boxed besides the whole, or the same die seen again on another view): the
+        most confident reading of it stands for it.
         """
         scale = min(1.0, DIE_PIXELS / (0.5 * self.sampler.d))
-        found = self._read_boxes(image, detect(field_image, scales=[scale]))
+        apart = 0.5 * DIE_SPAN * self.sampler.d
+        found = self._distinct(self._read_boxes(image, detect(field_image, scales=[scale])), apart)
         for view in (_red_green, _negative):
             if len(found) >= 2:
                 break
             more = detect(view(field_image), scales=[scale])
             if found and len(more):
                 # Only where an earlier look found no die.
-                more = more[iou(more[:, :4], np.stack([f[0][:4] for f in found])).max(axis=1) < 0.3]
-            found += self._read_boxes(image, more)
-        return sorted(found, key=lambda f: -f[2])[:2]
+                more = more[_centre_distance(more, np.stack([f[0] for f in found])).min(axis=1) >= apart]
+            found = self._distinct(found + self._read_boxes(image, more), apart)
+        return found[:2]
+
+    @staticmethod
+    def _distinct(found: list[tuple[np.ndarray, int, float]], apart: float) -> list[tuple[np.ndarray, int, float]]:
+        """Readings one per die, most confident first: of those closer than ``apart``, the best."""
+        kept: list[tuple[np.ndarray, int, float]] = []
+        for reading in sorted(found, key=lambda f: -f[2]):
+            if not kept or _centre_distance(reading[0][None], np.stack([k[0] for k in kept])).min() >= apart:
+                kept.append(reading)
+        return kept
 
     def _read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
         """The detector's boxes that can be dice, with the faces the classifier reads on them."""
@@ -489,9 +535,17 @@ class BoardReader:
             kept.append(box)
         if not kept:
             return []
-        probs = face_probabilities(np.stack([self._die_crop(image, b) for b in kept]))
+        crops = np.stack([self._die_crop(image, b) for b in kept])
+        likely = face_probabilities(crops, views=1)[:, NOT_A_DIE] < NOT_A_DIE_AT_ONCE
+        small = [i for i, b in enumerate(kept) if likely[i] and max(b[2], b[3]) < SMALL_BOX * DIE_SPAN * self.sampler.d]
+        if small:
+            tight = np.stack([self._die_crop(image, kept[i], tight=True) for i in small])
+            likely[small] &= face_probabilities(tight, views=1)[:, NOT_A_DIE] < NOT_A_DIE_AT_ONCE
+        if not likely.any():
+            return []
+        probs = face_probabilities(crops[likely])
         found = []
-        for box, p in zip(kept, probs, strict=True):
+        for box, p in zip([b for b, keep in zip(kept, likely, strict=True) if keep], probs, strict=True):
             face = int(np.argmax(p[:NOT_A_DIE]))
             if p[NOT_A_DIE] < p[face]:
                 found.append((box, face + 1, float(p[face])))
@@ -516,11 +570,11 @@ class BoardReader:
         """
         x, y, w, h = (float(v) for v in box)
         cx, cy = x + w / 2, y + h / 2
-        ratio = _top_face_ratio(field_image, (x, y, w, h))
+        ratio = _top_face_ratio(field_image, (x, y, w, h), DIE_SPAN * self.sampler.d)
         flat = ratio is None or ratio >= FLAT_RATIO
         if ratio is None:
-            # Whether it lies flat cannot be seen: the reading is no surer than a coin.
-            confidence *= 0.5
+            # Whether it lies flat cannot be seen: the reading is as sure as dice land flat.
+            confidence *= UNSEEN_FLAT
         elif flat and ratio < FLAT_SURE:
             confidence *= 0.5 + 0.5 * (ratio - FLAT_RATIO) / (FLAT_SURE - FLAT_RATIO)
         d = self.sampler.d
@@ -563,6 +617,13 @@ class BoardReader:
         return (counts[0], counts[1]), conf
 
 
+def _centre_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Pairwise distances between the centres of ``(n, 4+)`` and ``(m, 4+)`` boxes x, y, w, h."""
+    ca = a[:, :2] + a[:, 2:4] / 2
+    cb = b[:, :2] + b[:, 2:4] / 2
+    return np.asarray(np.hypot(*(ca[:, None, :] - cb[None, :, :]).transpose(2, 0, 1)))
+
+
 def _red_green(field_image: np.ndarray) -> np.ndarray:
     """The field on Lab's red-green axis, stretched to full range, as a BGR picture."""
     redgreen = cv2.cvtColor(field_image, cv2.COLOR_BGR2LAB)[:, :, 1]
@@ -575,22 +636,26 @@ def _negative(field_image: np.ndarray) -> np.ndarray:
     return 255 - field_image
 
 
-def _top_face_ratio(field_image: np.ndarray, box: tuple[float, float, float, float]) -> float | None:
+def _top_face_ratio(
+    field_image: np.ndarray, box: tuple[float, float, float, float], span: float | None = None
+) -> float | None:
     """The ratio of the shorter to the longer side of a die's top face, seen from above.
 
     The top face is what has the die's colour (taken in the middle of its box, where the pips
     are few against the body) connected to the middle, cut from the board round it at half the
     colour distance between the two, its pips filled in and anything thin cut off. A die leaning
     on something shows its top face foreshortened, and a side face in its shadow. ``None`` when
-    the die cannot be told from what lies round it (a dark die on dark wood, a white die touching
-    a white checker).
+    the die cannot be told from what lies round it (a white die on a white board or touching a
+    white checker) or from its shadow on it (a dark die on dark wood). ``span``: the most a die
+    covers on the field (pixels), if known.
     """
     x, y, w, h = box
     grow = 0.3 * max(w, h)
     x0, y0 = max(0, int(x - grow)), max(0, int(y - grow))
     x1 = min(field_image.shape[1], math.ceil(x + w + grow))
     y1 = min(field_image.shape[0], math.ceil(y + h + grow))
-    crop = cv2.cvtColor(field_image[y0:y1, x0:x1], cv2.COLOR_BGR2LAB).astype(np.float32)
+    bgr = field_image[y0:y1, x0:x1]
+    crop = cv2.cvtColor(bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
     if min(crop.shape[:2]) < 6:
         return None
     cx, cy = x + w / 2 - x0, y + h / 2 - y0
@@ -606,7 +671,17 @@ def _top_face_ratio(field_image: np.ndarray, box: tuple[float, float, float, flo
     gap = float(np.linalg.norm(body - around))
     if gap < 25.0:
         return None
-    near = (np.sqrt(((crop - body) ** 2).sum(axis=2)) < min(0.5 * gap, FACE_SPREAD)).astype(np.uint8)
+    spread = min(0.5 * gap, FACE_SPREAD)
+    # The ground round the die in the die's own shadow: when that has the die's colour (a dark
+    # die on dark wood), the shadow joins the top face and draws it out into an oblong as a
+    # leaning die's side face would.
+    rim_bgr = np.concatenate(
+        [bgr[:2].reshape(-1, 3), bgr[-2:].reshape(-1, 3), bgr[:, :2].reshape(-1, 3), bgr[:, -2:].reshape(-1, 3)]
+    )
+    shade = np.clip(np.median(rim_bgr, axis=0) * SHADOW_DEPTH, 0, 255).astype(np.uint8)[None, None]
+    if float(np.linalg.norm(cv2.cvtColor(shade, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32) - body)) < spread:
+        return None
+    near = (np.sqrt(((crop - body) ** 2).sum(axis=2)) < spread).astype(np.uint8)
     side = max(w, h)
 
     def disc(share: float) -> np.ndarray:
@@ -625,10 +700,13 @@ def _top_face_ratio(field_image: np.ndarray, box: tuple[float, float, float, flo
     if count < 2 or votes.max() == 0:
         return None
     mine = labels == int(votes.argmax())
-    # Only what lies in the die's box counts: a light point or checker it touches runs on
-    # beyond it.
+    # Only what lies in the die's box, and within a die's span of its middle, counts: a light
+    # point or checker it touches runs on beyond it (and the box may take in its shadow).
     bx0, by0 = max(0, round(x - x0 - 0.05 * w)), max(0, round(y - y0 - 0.05 * h))
     bx1, by1 = round(x - x0 + 1.05 * w), round(y - y0 + 1.05 * h)
+    if span is not None:
+        bx0, by0 = max(bx0, round(cx - span / 2)), max(by0, round(cy - span / 2))
+        bx1, by1 = min(bx1, round(cx + span / 2)), min(by1, round(cy + span / 2))
     inside = np.zeros_like(mine)
     inside[by0:by1, bx0:bx1] = True
     ys, xs = np.nonzero(mine & inside)
