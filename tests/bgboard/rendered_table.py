@@ -33,6 +33,7 @@ def moved(points: tuple[int, ...], *steps: tuple[int, int]) -> tuple[int, ...]:
     """Player 1's checkers moved ``from`` -> ``to`` (point numbers, player 1's numbering)."""
     board = list(points)
     for start, end in steps:
+        assert board[start - 1] > 0 and board[end - 1] >= 0
         board[start - 1] -= 1
         board[end - 1] += 1
     return tuple(board)

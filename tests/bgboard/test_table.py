@@ -8,45 +8,20 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
+from rendered_table import CAMERA, LIGHTING, OPENING_DICE, START, STEP, STYLE, frame, moved
 
 from bgboard.controller import Controller, Event
 from bgboard.store import MatchStore
 from bgboard.table import Table, TableStats
 from engine.hints import INSTALL_HINT, GnubgHints, HintEngine, find_gnubg, skill
 from engine.match import MatchState, Move, OpeningRoll, Phase
-from engine.position import Position
 from hardware import scene as sc
 from hardware.panels import FakeLedPanel
 from hardware.presenter import hint_points
 from vision.calibration import calibrate
 from vision.reader import BoardReader
-from vision.render import STYLES, Camera, DieSpec, Lighting, Scene, render
+from vision.render import Scene, render
 from vision.stabiliser import MotionGate
-
-START = tuple(Position.STARTING.to_absolute(1)[0])
-STYLE = STYLES["classic"]
-CAMERA = Camera()
-LIGHTING = Lighting()
-#: Five frames a second; the gate and the controller each want 0.6 s of stillness.
-STEP = 0.2
-#: The opening roll: seat 1 (the bottom player, engine player 1) rolls the 5 on the right.
-OPENING_DICE = (DieSpec(5, half="right", angle=10.0), DieSpec(2, half="left", angle=20.0))
-
-
-def moved(points: tuple[int, ...], *steps: tuple[int, int]) -> tuple[int, ...]:
-    """Player 1's checkers moved ``from`` -> ``to`` (point numbers, player 1's numbering)."""
-    board = list(points)
-    for start, end in steps:
-        assert board[start - 1] > 0 and board[end - 1] >= 0
-        board[start - 1] -= 1
-        board[end - 1] += 1
-    return tuple(board)
-
-
-def frame(points: tuple[int, ...], *, dice: tuple[DieSpec, ...] = (), hand: bool = False, seed: int = 0) -> np.ndarray:
-    """One camera frame; the same arguments give the very same image (a still scene)."""
-    scene = Scene(points=points, dice=dice)
-    return render(scene, style=STYLE, camera=CAMERA, lighting=LIGHTING, hand=hand, seed=seed).image
 
 
 @pytest.fixture(scope="module")
