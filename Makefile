@@ -74,3 +74,10 @@ $(HARNESS): $(SIM_DIR)/harness.c | $(SIM_BUILD)
 
 $(FW_BUILD) $(SIM_BUILD):
 	mkdir -p $@
+
+# bgboard on the Pi's architecture (arm64 Debian 12 under qemu), without a Pi: root, on a Debian
+# x86-64 machine. About 70 minutes the first time (the arm64 root, gnubg, the wheels), then about
+# 47 (the emulated tests and demo); see scripts/arm64-check.sh.
+.PHONY: arm64-check
+arm64-check:
+	scripts/arm64-check.sh
