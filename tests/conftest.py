@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Shared test set-up: the project root on the path (for ``bench.seeded``), shared data."""
+"""Shared test set-up: the project root on the path (for ``bench.seeded``), shared data, no user config."""
 
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,3 +25,15 @@ def _no_error_logs(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
     yield
     errors = [r for r in caplog.get_records("call") if r.levelno >= logging.ERROR]
     assert not errors, f"unexpected ERROR log records: {[r.getMessage() for r in errors]}"
+
+
+@pytest.fixture
+def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No config file or BGBOARD_ variable of the user's gets in; an empty config file to pass."""
+    for name in list(os.environ):
+        if name.startswith("BGBOARD_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    empty = tmp_path / "config.toml"
+    empty.write_text("", encoding="utf-8")
+    return empty

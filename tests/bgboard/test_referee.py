@@ -313,18 +313,6 @@ def test_the_match_end_says_how_to_export_it(config: Config) -> None:
 # -- the command line ---------------------------------------------------------------------------
 
 
-@pytest.fixture
-def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No config file or BGBOARD_ variable of the user's gets in; an empty config file to pass."""
-    for name in list(os.environ):
-        if name.startswith("BGBOARD_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    empty = tmp_path / "config.toml"
-    empty.write_text("", encoding="utf-8")
-    return empty
-
-
 def test_cli_without_a_camera_exits_2_naming_camera_source(
     no_user_config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import re
 from pathlib import Path
 
@@ -58,18 +57,6 @@ def video(tmp_path_factory: pytest.TempPathFactory, images: list[np.ndarray]) ->
 @pytest.fixture
 def config(profile: Path) -> Config:
     return Config().with_overrides(camera_profile=str(profile), match_players="Ann,Bob", match_length="5")
-
-
-@pytest.fixture
-def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
-    """No config file or BGBOARD_ variable of the user's gets in; an empty config file to pass."""
-    for name in list(os.environ):
-        if name.startswith("BGBOARD_"):
-            monkeypatch.delenv(name)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    empty = tmp_path / "config.toml"
-    empty.write_text("", encoding="utf-8")
-    return empty
 
 
 def test_a_folder_of_photos_gives_the_opening_roll_and_the_move(config: Config, photos: Path) -> None:
