@@ -2,7 +2,7 @@
 """The demo: a real game played again on a rendered board, refereed from the camera frames.
 
 The game is game 1 of a real 3-point match (``bgboard/data/demo-match.mat``, MIT licence, see
-``bgboard/data/NOTICE``): two doubles, both taken, and a gammon that ends the match. Nothing
+``bgboard/data/NOTICE``): two doubles, both taken, and a game won at a cube of 4, which ends the match. Nothing
 is read from the record during refereeing: the record only says what the simulated players
 do. Every turn is filmed by :mod:`vision.render` (a hand over the board, the dice rolled on
 the right half, the checkers moved, a lamp's glare, sensor noise on every frame) and the
