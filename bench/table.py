@@ -37,7 +37,6 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -46,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bgboard.controller import Controller, Event
-from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally
+from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally, board_scene, same_match
 from bgboard.store import MatchStore
 from bgboard.table import Latency, Table
 from engine.dice import Dice
@@ -56,7 +55,7 @@ from engine.position import Position
 from hardware.panels import FakeLedPanel
 from vision.calibration import calibrate
 from vision.reader import BoardReader
-from vision.render import DieSpec, Scene, random_setup, render
+from vision.render import DieSpec, random_setup, render
 from vision.stabiliser import MotionGate
 
 
@@ -67,12 +66,6 @@ def _ms(values: list[float], q: float) -> float | None:
     if len(values) == 1:
         return 1e3 * values[0]
     return 1e3 * statistics.quantiles(values, n=100, method="inclusive")[round(q * 100) - 1]
-
-
-def _scene(position: Position, seat: int, dice: tuple[DieSpec, ...] = ()) -> Scene:
-    """The physical board of ``position`` seen from the player at ``seat``."""
-    points, bar, off = position.to_absolute(seat)
-    return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
 
 
 def _pick(rng: random.Random, state: MatchState) -> Position:
@@ -98,7 +91,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
     """Play and film one game (at most ``moves`` moves); returns the figures."""
     rng = random.Random(seed)
     style, camera, lighting = random_setup(np.random.default_rng(seed))
-    start = _scene(Position.STARTING, 1)
+    start = board_scene(Position.STARTING, 1)
     shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
     reader = BoardReader(calibrate(shot.image, shot.corners))
     controller = Controller(MatchState.new_match(5))
@@ -121,25 +114,21 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
             text += f"  [last read: occluded={seen.occluded} confidence={seen.confidence:.2f} dice={dice or '-'}]"
         log.append(f"t={film.t:7.1f}s  {text}")
 
-    def same(state: MatchState, wanted: MatchState) -> bool:
-        """The same match, but for the order of the dice (a roll of 5-3 is a roll of 3-5)."""
-        return state == wanted or (state.dice is not None and replace(state, dice=wanted.dice) == wanted)
-
     def settle_roll(events: list[Event], wanted: MatchState, fix: str) -> bool:
         """Count a roll against the truth and set the controller right; False if it cannot be."""
         kinds = _kinds(events)
         rolls.kinds.update(kinds)
         recorded = [e for e in events if isinstance(e.action, (Roll, OpeningRoll))]
         flagged = any(k in FLAGS for k in kinds)
-        outcome = rolls.count(bool(recorded), same(controller.state, wanted), flagged)
+        outcome = rolls.count(bool(recorded), same_match(controller.state, wanted), flagged)
         if outcome == "wrong":
             note(f"WRONG roll accepted: {recorded[-1].text}; truth {fix}")
             table.command("undo", film.t)
         elif outcome != "right":
             note(f"roll {outcome}: {kinds}; truth {fix}")
-        if not same(controller.state, wanted):
+        if not same_match(controller.state, wanted):
             answer = table.command(fix, film.t)
-            if not same(controller.state, wanted):
+            if not same_match(controller.state, wanted):
                 note(f"the controller refused {fix!r}: {_kinds(answer)} {[e.text for e in answer]}")
                 return False
         return True
@@ -150,7 +139,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
         dice = (DieSpec(d1, half="right"), DieSpec(d0, half="left"))
         events = film.hands(board)
         before = len(table.stats.latencies)
-        events += film.still(_scene(Position.STARTING, 1, dice))
+        events += film.still(board_scene(Position.STARTING, 1, dice))
         roll_latencies += table.stats.latencies[before:]
         if d0 == d1:
             if "opening-tie" not in _kinds(events):
@@ -173,7 +162,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
             dice = (DieSpec(roll.first, half=right), DieSpec(roll.second, half=right))
             events = film.hands(board)
             before = len(table.stats.latencies)
-            events += film.still(_scene(truth.position, seat, dice))
+            events += film.still(board_scene(truth.position, seat, dice))
             roll_latencies += table.stats.latencies[before:]
             truth = truth.apply(Roll(roll))
             if not settle_roll(events, truth, f"dice {roll.first}{roll.second}"):
@@ -189,9 +178,9 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
         play = legal.play_for(after)
         text = (str(play) or "no move") if play is not None else after.position_id()
         # The hand passes over the board as it was, then as it is left.
-        events = film.hands(_scene(truth.position, seat), 1)
-        events += film.hands(_scene(after, seat), HAND_FRAMES - 1)
-        board = _scene(after, seat)
+        events = film.hands(board_scene(truth.position, seat), 1)
+        events += film.hands(board_scene(after, seat), HAND_FRAMES - 1)
+        board = board_scene(after, seat)
         before = len(table.stats.latencies)
         events += film.still(board)
         latencies = table.stats.latencies[before:]

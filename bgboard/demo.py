@@ -227,7 +227,7 @@ def _after(state: MatchState, play: Play | Position | str) -> Position:
     raise ValueError(f"{play} is not a legal play of {state.dice} in {state.position.position_id()}")
 
 
-def _same(state: MatchState, wanted: MatchState) -> bool:
+def same_match(state: MatchState, wanted: MatchState) -> bool:
     """The same match, but for the order of the dice (a roll of 5-3 is a roll of 3-5)."""
     return state == wanted or (state.dice is not None and replace(state, dice=wanted.dice) == wanted)
 
@@ -545,12 +545,12 @@ class DemoGame:
         self.report.rolls.kinds.update(kinds)
         recorded = any(isinstance(e.action, (Roll, OpeningRoll)) for e in events)
         flagged = any(k in FLAGS for k in kinds)
-        outcome = self.report.rolls.count(recorded, _same(self.controller.state, self.truth), flagged)
+        outcome = self.report.rolls.count(recorded, same_match(self.controller.state, self.truth), flagged)
         if outcome == "wrong":
             self._answer("undo")
-        if not _same(self.controller.state, self.truth):
+        if not same_match(self.controller.state, self.truth):
             self._answer(fix)
-        if not _same(self.controller.state, self.truth):
+        if not same_match(self.controller.state, self.truth):
             raise RuntimeError(f"the referee did not take {fix!r}: the demo cannot go on")
         # The truth follows the referee's order of the dice, which is the record's up to order.
         self.truth = self.controller.state
