@@ -46,7 +46,7 @@ def open_link(
         try:
             import serial  # type: ignore[import-untyped,unused-ignore]  # noqa: F401  # the link needs it
         except ImportError:
-            raise PanelError("pyserial is not installed: pip install pyserial (or bgboard[serial])") from None
+            raise PanelError("pyserial is not installed: pip install pyserial") from None
     from firmware_bridge.link import Link
 
     link = Link(url, layout.length, layout.status_index, palette=palette, opener=opener, boot_timeout=boot_timeout)

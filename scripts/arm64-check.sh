@@ -16,7 +16,7 @@
 #   4. copies the working tree (tracked files and untracked, not ignored ones, as they are on disk;
 #      ARM64_SOURCE=head takes `git archive HEAD` instead) to /opt/bgboard-src in the root and
 #      installs it as the Pi would: a venv that sees the system's packages (--system-site-packages),
-#      `pip install --constraint packaging/pi-constraints.txt /opt/bgboard-src[vision,pi,test]`
+#      `pip install --constraint packaging/pi-constraints.txt /opt/bgboard-src[pi,test]`
 #      (the pins scripts/install-pi.sh uses), the real aarch64 wheels from PyPI;
 #   5. runs, in the root (chroot, /proc /dev /dev/pts /dev/shm bind-mounted, always unmounted on exit):
 #      platform.machine() (must be aarch64), the engine, vision and firmware-bridge tests, and
@@ -46,7 +46,7 @@ INCLUDE=python3,python3-venv,ca-certificates
 DEB_PACKAGES=(gnubg gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make)
 # Only in the Raspberry Pi archive: the check does without them (and says so).
 PI_ONLY_PACKAGES=(python3-picamera2 python3-libcamera)
-EXTRAS="vision,pi,test"
+EXTRAS="pi,test"
 
 # The test selection, and why:
 # - tests/engine/test_gnubg_oracle.py and test_movegen_oracle.py import the PyPI gnubg / gnubg-nn

@@ -279,9 +279,9 @@ virtualenv() {
   # OpenCV and numpy come from PyPI wheels, not apt: Debian 12's python3-opencv is 4.6, older
   # than the ArucoDetector the calibration uses; the constraints keep numpy below 2 for picamera2.
   local pip=("$venv_dir/bin/python" -m pip install --quiet --disable-pip-version-check
-    --constraint "$source_dir/packaging/pi-constraints.txt" "${pip_args[@]}" "${stage}[vision,pi]")
+    --constraint "$source_dir/packaging/pi-constraints.txt" "${pip_args[@]}" "${stage}[pi]")
   if [ "$dry_run" = 1 ]; then
-    say "would run: pip install bgboard[vision,pi] into $venv"
+    say "would run: pip install bgboard[pi] into $venv"
     return
   fi
   "${pip[@]}"

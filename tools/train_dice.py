@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Train the dice reader's networks (:mod:`vision.dice`) and export them to ONNX.
 
-Run from the project root, with the ``train`` extra installed (``pip install -e '.[train,vision]'``)::
+Run from the project root, with the ``train`` extra installed (``pip install -e '.[train]'``)::
 
     python tools/train_dice.py [--out vision/models] [--seed 2026] [--threads 2]
 
