@@ -36,6 +36,7 @@ The writer (:func:`write_mat`) lays a record out as gnubg's ``export match mat``
 
 from __future__ import annotations
 
+import codecs
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -251,16 +252,42 @@ class MatFile:
 # -- reading -------------------------------------------------------------------------------
 
 
+def decode_text(data: bytes) -> str:
+    """A match file's bytes as text: UTF-8 (with or without a byte-order mark), UTF-16 with its
+    byte-order mark, else Latin-1.
+
+    :raises InvalidNotationError: the bytes are not text (a NUL byte, or broken UTF-16), naming
+        the byte offset.
+    """
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise InvalidNotationError(
+                f"not UTF-16 text after its byte-order mark (at byte offset {exc.start})"
+            ) from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InvalidNotationError(f"not a text file: binary data at byte offset {nul}")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
 def read_mat_file(path: str | PathLike[str]) -> MatFile:
-    """Read a ``.mat`` file from disk (UTF-8, with or without a byte-order mark; else Latin-1).
+    """Read a ``.mat`` file from disk (see :func:`decode_text` for the encodings read).
+
+    A file that is not text is read as one problem, not a problem per line.
 
     :raises OSError: the file cannot be read.
     """
     data = Path(path).read_bytes()
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = data.decode("latin-1")
+        text = decode_text(data)
+    except InvalidNotationError as exc:
+        empty = MatchRecord(("", ""), 0, _options({}, False))
+        return MatFile(str(path), empty, problems=(MatProblem(0, "", str(exc)),))
     return read_mat(text, str(path))
 
 
@@ -345,7 +372,10 @@ def read_mat(text: str, source: str = "<string>") -> MatFile:
             game.broken_at = number
             continue
         row = _read_row(game, number, line, row)
-    if length is None:
+    if length is None and not games:
+        # Not a match file at all: one problem, not one per line.
+        problems = [MatProblem(0, "", "not a .mat match file: no 'N point match' line and no 'Game 1' line")]
+    elif length is None:
         problems.append(MatProblem(0, "", "not a .mat match file: no 'N point match' line"))
     elif not games:
         problems.append(MatProblem(0, "", "no games in the file"))

@@ -120,3 +120,22 @@ def test_a_progress_bar_on_a_terminal(files: Path, monkeypatch: pytest.MonkeyPat
     assert "] 25/25 files" in err.getvalue()
     # The bar is cleared at the end.
     assert err.getvalue().endswith("\r\x1b[K")
+
+
+def test_an_empty_folder_beside_files_is_named(files: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = files / "empty"
+    empty.mkdir()
+    status, _ = run(["check-match", str(files / "good.mat"), str(empty)])
+    assert status == 0
+    assert f"bgboard: warning: {empty}: no .mat or .txt match files" in capsys.readouterr().err
+
+
+def test_a_folder_of_other_files_gives_one_line_each(tmp_path: Path) -> None:
+    for n in range(3):
+        (tmp_path / f"label{n}.txt").write_text("0 0.5 0.5 0.1 0.1\n" * 40, encoding="utf-8")
+    (tmp_path / "binary.mat").write_bytes(bytes(range(256)))
+    status, text = run(["check-match", str(tmp_path)])
+    assert status == 1
+    problems = [line for line in text.splitlines() if line.startswith("  problem:")]
+    assert len(problems) == 4
+    assert "binary data at byte offset 0" in text and "not a .mat match file" in text

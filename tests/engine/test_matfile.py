@@ -22,7 +22,7 @@ from engine.match import (
     Roll,
     Take,
 )
-from engine.matcheck import check_mat
+from engine.matcheck import EXAMPLE, check_mat
 from engine.matfile import MatFile, read_mat, read_mat_file, write_mat
 from engine.play import Play
 from engine.record import MatchRecord, MatchRecorder
@@ -266,12 +266,33 @@ def test_a_truncated_file_is_reported_and_the_games_before_kept() -> None:
 def test_a_text_that_is_no_match_file_says_so() -> None:
     mat = read_mat("Hello, this is a letter.\nNothing to see.\n", "letter.txt")
     assert mat.games == ()
+    # One problem for the file, not one per line (a folder of label files gave thousands).
     assert [str(p) for p in mat.problems] == [
-        "line 1: not part of a match file header: 'Hello, this is a letter.'",
-        "line 2: not part of a match file header: 'Nothing to see.'",
-        "file: not a .mat match file: no 'N point match' line",
+        "file: not a .mat match file: no 'N point match' line and no 'Game 1' line",
     ]
     assert not check_mat(mat).ok
+
+
+def test_a_header_line_out_of_place_is_still_named() -> None:
+    mat = read_mat("Hello\n 3 point match\n\n Game 1\n A : 0  B : 0\n", "x.mat")
+    assert mat.problems[0].describe("x.mat") == "x.mat:1: not part of a match file header: 'Hello'"
+
+
+def test_a_binary_file_is_one_problem_naming_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "x.mat"
+    path.write_bytes(b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 20)
+    mat = read_mat_file(path)
+    assert [p.describe(mat.source) for p in mat.problems] == [f"{path}: not a text file: binary data at byte offset 7"]
+    assert not check_mat(mat).ok
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+def test_utf16_with_a_byte_order_mark_is_read(tmp_path: Path, encoding: str) -> None:
+    path = tmp_path / "x.mat"
+    text = EXAMPLE if encoding == "utf-16" else "\ufeff" + EXAMPLE
+    path.write_bytes(text.encode(encoding))
+    mat = read_mat_file(path)
+    assert mat.problems == () and mat.record == read_mat(EXAMPLE).record
 
 
 # -- money sessions and the Jacoby rule ---------------------------------------------------------
