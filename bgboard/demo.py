@@ -214,6 +214,16 @@ def wrong_board(state: MatchState, rng: random.Random) -> Position | None:
     return None
 
 
+def played_as(state: MatchState, board: Position) -> str:
+    """The move that leaves ``board``, in players' notation: a play of some roll, as a player reads it."""
+    for first in range(6, 0, -1):
+        for second in range(first, 0, -1):
+            play = legal_plays(state.position, Dice(first, second)).play_for(board)
+            if play is not None and play:
+                return str(play)
+    return "a move"
+
+
 def _after(state: MatchState, play: Play | Position | str) -> Position:
     """The board after ``play``, seen from the mover (as :func:`legal_plays` gives results)."""
     if isinstance(play, Position):
@@ -598,11 +608,10 @@ class DemoGame:
         if wrong_first:
             wrong = wrong_board(state, self.rng)
             if wrong is not None:
-                shown = legal_plays(state.position, state.dice).play_for(wrong)
-                j = judge(state.position, state.dice, wrong)
                 self._do(
-                    f"{self.names[mover]} plays it wrong: {j.nearest[0] if shown is None and j.nearest else 'a move'}"
+                    f"{self.names[mover]} plays it wrong: {played_as(state, wrong)}"
                     f" that the {state.dice.first}-{state.dice.second} does not allow",
+                    before=state.position.position_id(),
                     board=wrong.position_id(),
                 )
                 wrong_events = self.film.hands(board_scene(state.position, seat, cube=self.cube), 1)

@@ -13,9 +13,12 @@ import pytest
 from bgboard.cli import main
 from bgboard.demo import demo_record
 from bgboard.store import MatchStore
+from engine.dice import Dice
 from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import Double, Move, OpeningRoll, Roll, Take
 from engine.matfile import read_mat_file
+from engine.movegen import legal_plays
+from engine.position import Position
 
 #: The whole game takes about a minute: the tests that share it run in one worker.
 whole = pytest.mark.xdist_group("demo-whole-game")
@@ -79,6 +82,12 @@ def test_the_wrong_move_is_lit_as_illegal_then_played_right(
     assert "legal-now" in kinds[first:after] or "put-back" in kinds[first:after]
     summary = next(e for e in events if e["event"] == "summary")
     assert summary["illegal_shown"] == 1 and summary["illegal_flagged"] == 1
+    # The players' line names the move made (a play of another roll that leaves that board).
+    wrong = next(e for e in events if e["event"] == "players" and "plays it wrong" in e["text"])
+    named = wrong["text"].split("plays it wrong: ")[1].split(" that the ")[0]
+    before, made = Position.from_id(wrong["before"]), Position.from_id(wrong["board"])
+    rolls = [Dice(a, b) for a in range(1, 7) for b in range(1, a + 1)]
+    assert any(str(legal_plays(before, d).play_for(made)) == named for d in rolls), named
 
 
 @whole
