@@ -9,13 +9,16 @@ errors, as argparse does).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
+import math
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import Final, TextIO
 
 import bgboard
 from engine.dice import Dice
@@ -31,6 +34,51 @@ log = logging.getLogger(__name__)
 
 class CliError(Exception):
     """A problem with what the user asked for; printed as ``bgboard: error: ...``."""
+
+
+# -- option values ---------------------------------------------------------------------------
+
+
+def _number(text: str, *, integer: bool = False) -> float:
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not {'a whole number' if integer else 'a number'}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def positive(text: str) -> float:
+    """An option's value that must be a finite number above 0 (seconds, frames a second)."""
+    value = _number(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def not_negative(text: str) -> float:
+    """An option's value that must be a finite number, 0 or more."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
+def counting(text: str) -> int:
+    """An option's value that must be a whole number, 1 or more."""
+    value = int(_number(text, integer=True))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
+    return value
+
+
+def seed(text: str) -> int:
+    """A random seed: a whole number, 0 or more."""
+    value = int(_number(text, integer=True))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
 
 
 # -- moves -----------------------------------------------------------------------------------
@@ -55,6 +103,8 @@ def _moves_line(line: str) -> dict[str, object]:
 def cmd_moves(args: argparse.Namespace, out: TextIO) -> int:
     """List the legal plays of one position and roll, or of many read from stdin (--batch)."""
     if args.batch:
+        if args.position is not None:
+            raise CliError("--batch reads '<PositionID> <d1><d2>' lines from stdin: leave out the position and roll")
         for n, line in enumerate(sys.stdin, start=1):
             try:
                 record = _moves_line(line)
@@ -63,10 +113,15 @@ def cmd_moves(args: argparse.Namespace, out: TextIO) -> int:
             out.write(json.dumps(record) + "\n")
             out.flush()
         return 0
-    if args.position is None or args.dice is None:
-        raise CliError("give a Position ID and a roll, or --batch to read them from stdin")
-    position = _position_from_any(args.position)[0]
-    dice = Dice.parse(args.dice)
+    if args.position is None:
+        raise CliError("give a position (Position ID, GNUbgID or XGID) and a roll, or --batch to read them from stdin")
+    position, state = _position_from_any(args.position)
+    if args.dice is not None:
+        dice = Dice.parse(args.dice)
+    elif state is not None and state.dice is not None:
+        dice = state.dice
+    else:
+        raise CliError(f"which roll? {args.position} has no dice: give them after it, e.g. 31")
     plays = legal_plays(position, dice)
     if args.json:
         out.write(json.dumps(_moves_line(f"{position.position_id()} {dice}")) + "\n")
@@ -86,14 +141,26 @@ def cmd_moves(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_judge(args: argparse.Namespace, out: TextIO) -> int:
-    """Judge a move: the position before, the roll, the position after (same side on roll)."""
-    before = Position.from_id(args.before)
+    """Judge a move: the position before, the roll, the position after (same side on roll).
+
+    Exit status 0 for a legal move or one on its way (partial), 1 for an illegal or unreadable one."""
+    before = _position_from_any(args.before)[0]
     dice = Dice.parse(args.dice)
-    opponent, mover = decode_position_id(args.after)
+    after_text = args.after.strip()
+    try:
+        if after_text.upper().startswith("XGID=") or ":" in after_text:
+            after = _position_from_any(after_text)[0]
+            opponent, mover = after.opponent, after.mover
+        else:
+            # A bare Position ID is decoded raw: a board with checkers missing is judged, not refused.
+            opponent, mover = decode_position_id(after_text)
+    except BackgammonError as exc:
+        raise CliError(f"{args.after!r} is not a Position ID, GNUbgID or XGID: {exc}") from None
     verdict = judge(before, dice, RawBoard(mover, opponent))
+    status = 1 if verdict.verdict in ("illegal", "unreadable") else 0
     if args.json:
         out.write(json.dumps(verdict.to_json()) + "\n")
-        return 0
+        return status
     line: str = verdict.verdict
     if verdict.play is not None and verdict.play:
         line += f": {verdict.play}"
@@ -104,7 +171,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"  points: {' '.join(_point_word(p) for p in verdict.marks)}\n")
     if verdict.nearest:
         out.write(f"  nearest legal: {', '.join(str(p) or 'no move' for p in verdict.nearest)}\n")
-    return 0
+    return status
 
 
 def _point_word(point: int) -> str:
@@ -190,6 +257,13 @@ def cmd_hint(args: argparse.Namespace, out: TextIO) -> int:
     dice are given (on the command line or in the GNUbgID). Needs gnubg (apt-get install gnubg)."""
     from bgboard.hint import HintRequestError, run_hint
 
+    if args.id is not None:
+        if args.gnubgid is not None or args.xgid is not None:
+            raise CliError("give the position once: as ID, --gnubgid or --xgid")
+        if args.id.strip().upper().startswith("XGID="):
+            args.xgid = args.id
+        else:
+            args.gnubgid = args.id
     try:
         return run_hint(args, out)
     except HintRequestError as exc:
@@ -205,6 +279,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     from bgboard.demo import run_demo
     from firmware_bridge.emulator import EmulatorError
 
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise CliError(f"--out {args.out} is a file, not a folder: name a folder for the store and the .mat file")
     try:
         return run_demo(
             json_lines=args.json,
@@ -305,9 +381,14 @@ def cmd_leds_check(args: argparse.Namespace, out: TextIO) -> int:
     from hardware.layout import LedLayout
     from hardware.serial_panel import open_link
 
+    if not (isinstance(args.timeout, int | float) and math.isfinite(args.timeout) and args.timeout > 0):
+        # The parser's type already refuses these; a usage error all the same when called directly.
+        print(f"bgboard leds check: error: argument --timeout: must be more than 0, not {args.timeout}", file=sys.stderr)
+        return 2
     if args.step_ms < 0:
         raise CliError(f"--step-ms must not be negative, not {args.step_ms}")
     layout = LedLayout.from_file_or_name(args.layout)
+    # A port that does not exist, or a URL pyserial does not know, fails here at once.
     link = open_link(args.port, layout, boot_timeout=min(args.timeout, 3.0))
     try:
         led_check(
@@ -417,7 +498,11 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
 def _store_path(args: argparse.Namespace) -> Path:
     from bgboard.store import default_store_path
 
-    return Path(args.db).expanduser() if args.db else default_store_path()
+    if args.store is None:
+        return default_store_path()
+    if not args.store.strip():
+        raise CliError("--store names no file: give the match store's path, or leave --store out")
+    return Path(args.store).expanduser()
 
 
 def cmd_matches(args: argparse.Namespace, out: TextIO) -> int:
@@ -426,7 +511,7 @@ def cmd_matches(args: argparse.Namespace, out: TextIO) -> int:
 
     path = _store_path(args)
     if not path.exists():
-        # Listing must not create a store: a mistyped --db would leave an empty file behind.
+        # Listing must not create a store: a mistyped --store would leave an empty file behind.
         if not args.json:
             out.write(f"no matches yet: there is no match store at {path}\n")
         return 0
@@ -448,32 +533,60 @@ def cmd_matches(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def _export_target(output: str, name: str) -> Path:
+    """Where ``export -o`` writes: the file named, or ``name`` in the folder named."""
+    if not output:
+        raise CliError("-o names no file: give a file or a folder")
+    target = Path(output).expanduser()
+    if output.endswith(("/", os.sep)) or target.is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        target = target / name
+    return target
+
+
+def _export_format(args: argparse.Namespace) -> str:
+    """The format asked for, or the one the output file's suffix names; never SGF in a .mat file."""
+    suffix = Path(args.output).suffix.lower().lstrip(".")
+    if args.format is None:
+        return suffix if suffix in ("mat", "sgf") else "mat"
+    if suffix in ("mat", "sgf") and suffix != args.format:
+        raise CliError(f"{args.output} names a .{suffix} file but --format is {args.format}: change one of them")
+    return str(args.format)
+
+
 def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
-    """Write a stored match as a .mat or .sgf file; -o names the file or a folder for it."""
+    """Write a stored match as a .mat or .sgf file; -o names the file or a folder for it.
+
+    The format follows the file's suffix unless --format says; an existing file is replaced
+    only with --force."""
     from bgboard.store import MatchStore, StoreError, UnknownMatchError, default_file_name, match_id_of
 
     path = _store_path(args)
+    fmt = _export_format(args)
     try:
         with MatchStore(path, create=False) as store:
             match_id = match_id_of(store, args.match)
-            text = store.export(match_id, args.format)
-            name = default_file_name(store.summary(match_id), args.format)
+            text = store.export(match_id, fmt)
+            name = default_file_name(store.summary(match_id), fmt)
     except UnknownMatchError as exc:
-        listing = f"bgboard matches --db {path}" if args.db else "bgboard matches"
+        listing = f"bgboard matches --store {path}" if args.store else "bgboard matches"
         raise CliError(f"{exc} ({listing} lists them)") from None
     except StoreError as exc:
         raise CliError(str(exc)) from None
-    target = Path(args.output).expanduser()
-    if args.output.endswith(("/", os.sep)) or target.is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        target = target / name
+    target = _export_target(args.output, name)
+    if target.exists() or target.is_symlink():
+        if not target.is_file():
+            raise CliError(f"{target} exists and is not a regular file: name a file or a folder")
+        if not args.force:
+            raise CliError(f"{target} exists: use --force to replace it, or name another file")
     # Write beside the target and rename, so an interrupted export never leaves half a file.
     partial = target.with_name(f".{target.name}.partial")
     try:
         partial.write_text(text, encoding="utf-8")
         os.replace(partial, target)
     except OSError as exc:
-        partial.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
         raise CliError(f"cannot write {target}: {exc.strerror or exc}") from None
     out.write(f"{target}\n")
     return 0
@@ -496,6 +609,9 @@ def cmd_check_match(args: argparse.Namespace, out: TextIO) -> int:
     files = list(match_files(args.paths))
     if not files:
         raise CliError(f"no .mat or .txt match files in {' '.join(args.paths)}")
+    for folder in args.paths:
+        if Path(folder).is_dir() and not any(match_files([folder])):
+            print(f"bgboard: warning: {folder}: no .mat or .txt match files in this folder", file=sys.stderr)
     progress = sys.stderr.isatty() and len(files) >= _PROGRESS_FROM
     totals = {"games": 0, "plays": 0, "illegal": 0, "problems": 0, "lost": 0}
     for done, path in enumerate(files, 1):
@@ -623,6 +739,16 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 # -- main ------------------------------------------------------------------------------------
 
 
+def _store_option(parser: argparse.ArgumentParser) -> None:
+    # --db was this option's first name; it still works.
+    parser.add_argument(
+        "--store",
+        "--db",
+        dest="store",
+        help="the match store (default: $BGBOARD_STORE or ~/.local/share/bgboard/matches.sqlite3)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = argparse.ArgumentParser(
@@ -643,9 +769,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_moves)
 
     p = sub.add_parser("judge", help="judge a move from the positions before and after", description=cmd_judge.__doc__)
-    p.add_argument("before", help="Position ID before the move (side on roll)")
+    p.add_argument("before", help="the position before the move (Position ID, GNUbgID or XGID; side on roll)")
     p.add_argument("dice", help="the roll, e.g. 63")
-    p.add_argument("after", help="Position ID after the move, still from the side that moved")
+    p.add_argument("after", help="the position after the move, still from the side that moved")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_judge)
 
@@ -654,13 +780,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_show)
 
     p = sub.add_parser("hint", help="GNU Backgammon's ranked plays or cube advice", description=cmd_hint.__doc__)
-    which = p.add_mutually_exclusive_group(required=True)
+    p.add_argument("id", nargs="?", help="the position: a GNUbgID, an XGID or a Position ID (a money game)")
+    which = p.add_mutually_exclusive_group()
     which.add_argument("--gnubgid", help="the position and match as a GNUbgID (PositionID:MatchID)")
     which.add_argument("--xgid", help="the position and match as an XGID")
     p.add_argument("--dice", help="the roll, e.g. 31 (default: the dice in the ID; none: cube advice)")
     p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="gnubg's search depth (default 0)")
-    p.add_argument("-n", type=int, default=5, help="how many plays to list (default 5)")
-    p.add_argument("--timeout", type=float, default=30.0, help="seconds gnubg may take (default 30)")
+    p.add_argument("-n", type=counting, default=5, help="how many plays to list (default 5)")
+    p.add_argument("--timeout", type=positive, default=30.0, help="seconds gnubg may take (default 30)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_hint)
 
@@ -709,10 +836,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="draw the LEDs in the terminal (default), drive the real firmware in simavr, or none",
     )
     p.add_argument("--out", type=Path, help="folder for the match store and the .mat file (default: a new temp folder)")
-    p.add_argument("--seed", type=int, default=7, help="seed for the frames' details and the wrong move")
-    p.add_argument("--fps", type=float, default=5.0, help="frames a second of the simulated camera")
-    p.add_argument("--noise", type=float, default=2.0, help="sensor noise of still frames, grey levels")
-    p.add_argument("--moves", type=int, help="stop after this many moves (default: the whole game)")
+    p.add_argument("--seed", type=seed, default=7, help="seed for the frames' details and the wrong move (default 7)")
+    p.add_argument("--fps", type=positive, default=5.0, help="frames a second of the simulated camera (default 5)")
+    p.add_argument(
+        "--noise", type=not_negative, default=2.0, help="sensor noise of still frames, grey levels (default 2)"
+    )
+    p.add_argument("--moves", type=counting, help="stop after this many moves (default: the whole game)")
     p.add_argument(
         "--teach",
         action="store_true",
@@ -727,9 +856,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", required=True, help="the LED controller's port: a device path or a pyserial URL (hwgrep://VID:PID)"
     )
     p.add_argument("--layout", help="the LED layout file (default: the standard layout)")
-    p.add_argument("--step-ms", type=int, default=300, help="how long each LED stays lit (default 300)")
+    p.add_argument("--step-ms", type=counting, default=300, help="how long each LED stays lit (default 300)")
     p.add_argument(
-        "--timeout", type=float, default=5.0, help="seconds to wait for the controller to answer (default 5)"
+        "--timeout", type=positive, default=5.0, help="seconds to wait for the controller to answer (default 5)"
     )
     p.set_defaults(func=cmd_leds_check)
 
@@ -741,23 +870,24 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("doctor", help="check an installation and say how to fix it", description=cmd_doctor.__doc__)
     p.add_argument("--config", help="the config file (default: $BGBOARD_CONFIG, ~/.config, /etc/bgboard/config.toml)")
     p.add_argument("--buttons", action="store_true", help="also ask for a press of each button")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the camera, LEDs, a button (10)")
+    p.add_argument("--timeout", type=positive, default=10.0, help="seconds to wait for the camera, LEDs, a button (10)")
     p.add_argument("--save-frame", metavar="FILE", help="save the camera's frame (a photo to calibrate from)")
     p.add_argument("--json", action="store_true", help="print the checks as one JSON object")
     p.set_defaults(func=cmd_doctor)
 
     p = sub.add_parser("matches", help="list the matches in the match store", description=cmd_matches.__doc__)
-    p.add_argument("--db", help="the match store (default: $BGBOARD_STORE or ~/.local/share/bgboard/matches.sqlite3)")
+    _store_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object per match")
     p.set_defaults(func=cmd_matches)
 
     p = sub.add_parser("export", help="write a stored match as a .mat or .sgf file", description=cmd_export.__doc__)
     p.add_argument("match", help="the match's number (see bgboard matches) or 'last'")
-    p.add_argument("--format", choices=("mat", "sgf"), default="mat", help="the file format (default mat)")
+    p.add_argument("--format", choices=("mat", "sgf"), help="the file format (default: the -o file's suffix, else mat)")
     p.add_argument(
         "-o", "--output", default=".", help="the file to write, or a folder for the usual file name (default: here)"
     )
-    p.add_argument("--db", help="the match store (default: $BGBOARD_STORE or ~/.local/share/bgboard/matches.sqlite3)")
+    p.add_argument("--force", action="store_true", help="replace the file if it exists")
+    _store_option(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
@@ -789,10 +919,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", help="a folder of photos (name order), a video file, or a frame-source URL")
     p.add_argument("--profile", help="the board's calibration profile (default: camera.profile)")
     p.add_argument("--config", help="the config file (match settings, settle time)")
-    p.add_argument("--fps", type=float, help="frames a second (default: the frames' own times; images 10 a second)")
+    p.add_argument("--fps", type=positive, help="frames a second (default: the frames' own times; images 10 a second)")
     p.add_argument("--mode", choices=("referee", "log"), help="judge every move, or only record (match.mode)")
     p.add_argument(
-        "--hold", type=float, help="show each photo for this many seconds (a folder with one photo per scene)"
+        "--hold", type=positive, help="show each photo for this many seconds (a folder with one photo per scene)"
     )
     p.add_argument("--store", help="record into this match store (default: nothing is stored)")
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
@@ -800,12 +930,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: An XGID's body: 26 point letters and the nine fields after them.
+_XGID_BODY: Final = re.compile(r"^[-a-oA-O]{26}(:[^:\s]*){9}$")
+
+#: What ``bgboard`` alone prints: where a new user starts.
+FIRST_STEPS = """\
+bgboard {version}: referee, teach and record backgammon played on a real board.
+
+Try first:
+  bgboard demo                  a real game played again on a rendered board: read from the
+                                camera frames, judged, lit and recorded (about a minute)
+  bgboard show 4HPwATDgc/ABMA   draw a position (a Position ID, GNUbgID or XGID)
+  bgboard doctor                check an installation: camera, calibration, LEDs, gnubg, GPIO
+  bgboard COMMAND --help        any command's options; bgboard --help lists them all
+
+Building a board (parts, wiring, camera, calibration): docs/build-guide.md in bgboard's source.
+"""
+
+
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     """Run the command line; returns the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.WARNING - 10 * args.verbose, format="%(levelname)s %(name)s: %(message)s")
     stream = out if out is not None else sys.stdout
+    # An XGID pasted without its "XGID=" starts with "-" when the 25-point is empty: argparse
+    # would take it for an option.
+    arguments = [f"XGID={a}" if _XGID_BODY.match(a) else a for a in (sys.argv[1:] if argv is None else argv)]
+    if not arguments:
+        stream.write(FIRST_STEPS.format(version=bgboard.__version__))
+        return 0
+    args = parser.parse_args(arguments)
+    logging.basicConfig(level=logging.WARNING - 10 * args.verbose, format="%(levelname)s %(name)s: %(message)s")
     handled: tuple[type[Exception], ...] = (BackgammonError, CliError)
     if args.command == "vision":
         handled += _vision_errors()
@@ -817,5 +971,10 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         print(f"bgboard: error: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:
+        return 1
+    except OSError as exc:
+        # A file that cannot be read or written: said with its name, never as a traceback.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"bgboard: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
     return status

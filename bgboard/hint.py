@@ -36,7 +36,7 @@ def state_from_args(gnubgid: str | None, xgid: str | None) -> MatchState:
     :raises HintRequestError: neither or both given, or the ID does not decode.
     """
     if (gnubgid is None) == (xgid is None):
-        raise HintRequestError("give one of --gnubgid ID or --xgid ID")
+        raise HintRequestError("give the position: bgboard hint ID (a GNUbgID, an XGID or a Position ID)")
     try:
         if gnubgid is not None:
             text = gnubgid.strip()
@@ -48,8 +48,7 @@ def state_from_args(gnubgid: str | None, xgid: str | None) -> MatchState:
         text = xgid.strip()
         return MatchState.from_xgid(text if text.upper().startswith("XGID=") else f"XGID={text}")
     except BackgammonError as exc:
-        which = f"--gnubgid {gnubgid!r}" if gnubgid is not None else f"--xgid {xgid!r}"
-        raise HintRequestError(f"{which} is not a position: {exc}") from None
+        raise HintRequestError(f"{gnubgid or xgid!r} is not a GNUbgID, XGID or Position ID: {exc}") from None
 
 
 def play_lines(plays: list[RankedPlay]) -> list[str]:
@@ -87,8 +86,6 @@ def run_hint(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``bgboard hint`` with parsed arguments; see the module docstring."""
     state = state_from_args(args.gnubgid, args.xgid)
     dice = Dice.parse(args.dice) if args.dice else state.dice
-    if args.n < 1:
-        raise HintRequestError(f"-n must be 1 or more, not {args.n}")
     # BGBOARD_GNUBG names the program when it is not on PATH or in /usr/games.
     with GnubgHints(os.environ.get("BGBOARD_GNUBG") or None, timeout=args.timeout) as hints:
         if dice is not None:

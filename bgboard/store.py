@@ -572,7 +572,10 @@ class MatchStore:
         self._lock = threading.RLock()
         self._cache: dict[int, _Match] = {}
         memory = self._name == ":memory:"
+        self._create = create
         if not memory:
+            if self.path.is_dir():
+                raise StoreError(f"{self._name} is a folder, not a match store (name the .sqlite3 file in it)")
             if not self.path.exists() and not create:
                 raise StoreError(f"{self._name}: no match store there (nothing has been recorded yet)")
             if create:
@@ -605,6 +608,10 @@ class MatchStore:
                 f"{self._name}: this match store was written by a newer bgboard (schema version {version};"
                 f" this bgboard reads up to {SCHEMA_VERSION}): upgrade bgboard to open it"
             )
+        if version == 0 and not self._create and not memory:
+            # Reading must change nothing: an empty file (or one of another program) stays as it is.
+            self._refuse_foreign_tables()
+            raise NotAStoreError(f"{self._name}: not a bgboard match store (the file is empty)")
         try:
             if version == 0:
                 # Refuse another program's database before changing anything in it.

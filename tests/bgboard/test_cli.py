@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -119,3 +120,119 @@ def test_python_dash_m_runs_the_command_line() -> None:
     )
     assert "8/5 6/5" in done.stdout
     assert "16 distinct results" in done.stdout
+
+
+# -- a new user's first steps -----------------------------------------------------------------
+
+
+def test_bgboard_alone_says_what_to_try_first() -> None:
+    done = subprocess.run([sys.executable, "-m", "bgboard"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stderr == ""
+    for first in ("bgboard demo", "bgboard doctor", "docs/build-guide.md", "--help"):
+        assert first in done.stdout
+
+
+def test_version_is_the_installed_distributions() -> None:
+    from importlib.metadata import version
+
+    done = subprocess.run([sys.executable, "-m", "bgboard", "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout == f"bgboard {version('bgboard')}\n"
+
+
+def test_every_command_has_help_without_a_traceback() -> None:
+    from bgboard.cli import build_parser
+
+    parser = build_parser()
+    commands: list[list[str]] = []
+    for action in parser._subparsers._group_actions:  # type: ignore[union-attr]
+        for name, sub in action.choices.items():
+            commands.append([name])
+            for inner in sub._actions:
+                if isinstance(inner, type(action)):
+                    commands += [[name, leaf] for leaf in inner.choices]
+    assert len(commands) >= 18
+    for command in commands:
+        with pytest.raises(SystemExit) as exited:
+            run([*command, "--help"])
+        assert exited.value.code == 0, command
+
+
+# -- one way to give a position ----------------------------------------------------------------
+
+START_XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"
+
+
+def _after(play: str, dice: Dice) -> str:
+    return next(p for p, q in legal_plays(Position.STARTING, dice).results.items() if str(q) == play).position_id()
+
+
+@pytest.mark.parametrize("before", ["4HPwATDgc/ABMA", "4HPwATDgc/ABMA:cAkAAAAAAAAA", START_XGID])
+def test_judge_takes_any_form_of_position(before: str) -> None:
+    status, text = run(["judge", before, "63", _after("13/7 8/5", Dice(6, 3)), "--json"])
+    assert status == 0 and json.loads(text)["play"] == "13/7 8/5"
+
+
+def test_judge_exits_1_for_an_illegal_move() -> None:
+    mover = list(Position.STARTING[0])
+    mover[12] -= 1
+    mover[5] += 1
+    status, text = run(["judge", "4HPwATDgc/ABMA", "63", Position(mover, Position.STARTING[1]).position_id()])
+    assert status == 1 and text.startswith("illegal")
+
+
+def test_moves_takes_the_dice_from_an_xgid() -> None:
+    with_dice = START_XGID.replace(":0:0:1:00:", ":0:0:1:31:")
+    assert run(["moves", with_dice]) == run(["moves", "4HPwATDgc/ABMA", "31"])
+
+
+def test_moves_without_a_roll_says_which_is_missing(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["moves", "4HPwATDgc/ABMA"])[0] == 1
+    assert "which roll? 4HPwATDgc/ABMA has no dice" in capsys.readouterr().err
+
+
+def test_moves_batch_refuses_a_position_on_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["moves", "--batch", "4HPwATDgc/ABMA", "65"], "4HPwATDgc/ABMA 31\n")[0] == 1
+    assert "leave out the position and roll" in capsys.readouterr().err
+
+
+def test_an_xgid_pasted_without_its_prefix_is_a_position() -> None:
+    status, text = run(["show", START_XGID.removeprefix("XGID=")])
+    assert status == 0 and "Position ID: 4HPwATDgc/ABMA" in text
+
+
+@pytest.mark.parametrize("dice", ["77", "0", "1", "ab", "123"])
+def test_bad_dice_are_one_line(dice: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["moves", "4HPwATDgc/ABMA", dice])[0] == 1
+    err = capsys.readouterr().err
+    assert err.startswith("bgboard: error: ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["demo", "--fps", "0"],
+        ["demo", "--fps", "nan"],
+        ["demo", "--fps", "-1"],
+        ["demo", "--moves", "0"],
+        ["demo", "--moves", "-3"],
+        ["demo", "--noise", "-1"],
+        ["demo", "--seed", "-1"],
+        ["doctor", "--timeout", "nan"],
+        ["replay", "x", "--hold", "0"],
+        ["leds", "check", "--port", "loop://", "--step-ms", "-1"],
+    ],
+)
+def test_bad_numbers_are_usage_errors(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run(args)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {args[-2]}: " in err and "Traceback" not in err
+
+
+def test_demo_out_naming_a_file_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "plain.txt"
+    plain.write_text("mine\n", encoding="utf-8")
+    assert run(["demo", "--leds", "none", "--out", str(plain)])[0] == 1
+    assert f"--out {plain} is a file, not a folder" in capsys.readouterr().err
+    assert plain.read_text(encoding="utf-8") == "mine\n"

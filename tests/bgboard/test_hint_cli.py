@@ -111,7 +111,7 @@ def test_a_bad_id_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     status, text = run(["hint", "--gnubgid", "not-an-id", "--dice", "31"])
     assert status == 1
     assert text == ""
-    assert "bgboard: error: --gnubgid 'not-an-id' is not a position" in capsys.readouterr().err
+    assert "bgboard: error: 'not-an-id' is not a GNUbgID, XGID or Position ID" in capsys.readouterr().err
     status, _ = run(["hint", "--gnubgid", START_ROLL, "--dice", "71"])
     assert status == 1
 
@@ -125,3 +125,24 @@ def test_no_gnubg_is_an_error_saying_how_to_install_it(
     err = capsys.readouterr().err
     assert err.startswith("bgboard: error: ")
     assert "apt-get install gnubg" in err
+
+
+def test_the_position_can_be_given_as_for_show_and_moves(capsys: pytest.CaptureFixture[str]) -> None:
+    flagged = run(["hint", "--gnubgid", START_ROLL, "--dice", "31", "--json"])
+    assert run(["hint", START_ROLL, "--dice", "31", "--json"]) == flagged
+    xgid = MatchState.from_gnubg_id(START_ROLL).xgid()
+    assert json.loads(run(["hint", xgid, "--dice", "31", "--json"])[1])["plays"][0]["play"] == "8/5 6/5"
+    # Pasted without its "XGID=", and starting with "-": still the position, not an option.
+    assert json.loads(run(["hint", xgid.removeprefix("XGID="), "--dice", "31", "--json"])[1])["plays"]
+    assert run(["hint", START_ROLL, "--gnubgid", START_ROLL])[0] == 1
+    assert "give the position once" in capsys.readouterr().err
+    assert run(["hint"])[0] == 1
+    assert "give the position: bgboard hint ID" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "0"], ["-n", "0"]])
+def test_bad_numbers_are_usage_errors(bad: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run(["hint", START_ROLL, "--dice", "31", *bad])
+    assert exited.value.code == 2
+    assert f"argument {bad[0]}" in capsys.readouterr().err

@@ -38,7 +38,7 @@ def db(tmp_path: Path) -> Path:
 
 
 def test_matches_lists_every_match(db: Path) -> None:
-    status, text = run(["matches", "--db", str(db)])
+    status, text = run(["matches", "--store", str(db)])
     assert status == 0
     lines = text.splitlines()
     assert lines[0].split() == ["id", "started", "players", "length", "score", "games", "status"]
@@ -47,7 +47,7 @@ def test_matches_lists_every_match(db: Path) -> None:
 
 
 def test_matches_json(db: Path) -> None:
-    status, text = run(["matches", "--db", str(db), "--json"])
+    status, text = run(["matches", "--store", str(db), "--json"])
     assert status == 0
     first, second = (json.loads(line) for line in text.splitlines())
     assert first["id"] == 1 and first["players"] == ["Ann", "Bob"] and first["length"] == 1
@@ -69,16 +69,16 @@ def test_matches_takes_the_store_from_the_environment(db: Path, monkeypatch: pyt
 
 def test_matches_without_a_store_says_so_and_creates_nothing(tmp_path: Path) -> None:
     path = tmp_path / "none.sqlite3"
-    status, text = run(["matches", "--db", str(path)])
+    status, text = run(["matches", "--store", str(path)])
     assert status == 0 and f"no match store at {path}" in text
     assert not path.exists()
-    assert run(["matches", "--db", str(path), "--json"]) == (0, "")
+    assert run(["matches", "--store", str(path), "--json"]) == (0, "")
 
 
 def test_export_to_a_folder_uses_the_usual_file_name(db: Path, tmp_path: Path) -> None:
     folder = tmp_path / "exports"
     folder.mkdir()
-    status, text = run(["export", "2", "--format", "mat", "-o", str(folder), "--db", str(db)])
+    status, text = run(["export", "2", "--format", "mat", "-o", str(folder), "--store", str(db)])
     assert status == 0
     written = folder / "2026-11-22_1402_Zoë-vs-Bob_7p.mat"
     assert text == f"{written}\n"
@@ -90,16 +90,16 @@ def test_export_to_a_folder_uses_the_usual_file_name(db: Path, tmp_path: Path) -
 
 def test_export_last_to_a_file(db: Path, tmp_path: Path) -> None:
     target = tmp_path / "out" / "mine.mat"
-    status, text = run(["export", "last", "-o", str(tmp_path / "out") + "/", "--db", str(db)])
+    status, text = run(["export", "last", "-o", str(tmp_path / "out") + "/", "--store", str(db)])
     assert status == 0 and text.strip().endswith("_Zoë-vs-Bob_7p.mat")
-    status, text = run(["export", "1", "-o", str(target), "--db", str(db)])
+    status, text = run(["export", "1", "-o", str(target), "--store", str(db)])
     assert status == 0 and text == f"{target}\n"
     content = target.read_text(encoding="utf-8")
     assert " 1 point match" in content and "Wins 1 point" in content
 
 
 def test_export_sgf(db: Path, tmp_path: Path) -> None:
-    status, text = run(["export", "1", "--format", "sgf", "-o", str(tmp_path), "--db", str(db)])
+    status, text = run(["export", "1", "--format", "sgf", "-o", str(tmp_path), "--store", str(db)])
     assert status == 0
     written = Path(text.strip())
     assert written.name == "2026-11-22_1402_Ann-vs-Bob_1p.sgf"
@@ -109,10 +109,10 @@ def test_export_sgf(db: Path, tmp_path: Path) -> None:
 def test_export_of_an_unknown_match_names_it_and_the_store(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status, text = run(["export", "42", "-o", str(tmp_path), "--db", str(db)])
+    status, text = run(["export", "42", "-o", str(tmp_path), "--store", str(db)])
     assert status == 1 and text == ""
     assert f"bgboard: error: no match 42 in {db}" in capsys.readouterr().err
-    status, _ = run(["export", "first", "-o", str(tmp_path), "--db", str(db)])
+    status, _ = run(["export", "first", "-o", str(tmp_path), "--store", str(db)])
     assert status == 1
     assert "a match is given by its number" in capsys.readouterr().err
     assert [p for p in tmp_path.iterdir() if p.suffix == ".mat"] == []
@@ -121,17 +121,17 @@ def test_export_of_an_unknown_match_names_it_and_the_store(
 def test_export_from_an_empty_or_missing_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     empty = tmp_path / "empty.sqlite3"
     MatchStore(empty).close()
-    assert run(["export", "last", "--db", str(empty), "-o", str(tmp_path)])[0] == 1
+    assert run(["export", "last", "--store", str(empty), "-o", str(tmp_path)])[0] == 1
     assert f"no matches in {empty}" in capsys.readouterr().err
     missing = tmp_path / "missing.sqlite3"
-    assert run(["export", "1", "--db", str(missing), "-o", str(tmp_path)])[0] == 1
+    assert run(["export", "1", "--store", str(missing), "-o", str(tmp_path)])[0] == 1
     assert f"{missing}: no match store there" in capsys.readouterr().err
     assert not missing.exists()
 
 
 def test_export_refuses_a_bad_format(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exited:
-        run(["export", "1", "--format", "txt", "-o", str(tmp_path), "--db", str(db)])
+        run(["export", "1", "--format", "txt", "-o", str(tmp_path), "--store", str(db)])
     assert exited.value.code == 2
     assert "invalid choice: 'txt'" in capsys.readouterr().err
 
@@ -140,12 +140,71 @@ def test_export_into_a_missing_folder_fails_clearly(
     db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     target = tmp_path / "no" / "such" / "folder" / "x.mat"
-    assert run(["export", "1", "-o", str(target), "--db", str(db)])[0] == 1
+    assert run(["export", "1", "-o", str(target), "--store", str(db)])[0] == 1
     assert f"cannot write {target}" in capsys.readouterr().err
 
 
 def test_a_garbage_store_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "garbage.sqlite3"
     path.write_bytes(b"not a database at all " * 100)
-    assert run(["matches", "--db", str(path)])[0] == 1
+    assert run(["matches", "--store", str(path)])[0] == 1
     assert f"bgboard: error: {path}: not a bgboard match store" in capsys.readouterr().err
+
+
+def test_export_never_replaces_a_file_without_force(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "mine.mat"
+    target.write_text("my own notes\n", encoding="utf-8")
+    assert run(["export", "1", "-o", str(target), "--store", str(db)])[0] == 1
+    assert f"{target} exists: use --force" in capsys.readouterr().err
+    assert target.read_text(encoding="utf-8") == "my own notes\n"
+    assert run(["export", "1", "-o", str(target), "--store", str(db), "--force"])[0] == 0
+    assert " 1 point match" in target.read_text(encoding="utf-8")
+
+
+def test_export_never_replaces_a_device_or_a_link_to_one(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "null.mat"
+    link.symlink_to("/dev/null")
+    for target in (Path("/dev/null"), link):
+        assert run(["export", "1", "-o", str(target), "--store", str(db), "--force"])[0] == 1
+        assert "exists and is not a regular file" in capsys.readouterr().err
+    assert Path("/dev/null").is_char_device() and link.is_symlink()
+
+
+def test_export_follows_the_suffix_and_refuses_a_contradiction(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["export", "1", "-o", str(tmp_path / "m.sgf"), "--store", str(db)])[0] == 0
+    assert (tmp_path / "m.sgf").read_text(encoding="utf-8").startswith("(;FF[4]GM[6]")
+    assert run(["export", "1", "--format", "sgf", "-o", str(tmp_path / "m.mat"), "--store", str(db)])[0] == 1
+    assert "names a .mat file but --format is sgf" in capsys.readouterr().err
+    assert not (tmp_path / "m.mat").exists()
+
+
+def test_export_under_a_file_fails_clearly(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x", encoding="utf-8")
+    assert run(["export", "1", "-o", str(plain / "x.mat"), "--store", str(db)])[0] == 1
+    err = capsys.readouterr().err
+    assert f"cannot write {plain / 'x.mat'}" in err and "Traceback" not in err
+    assert not any(p.name.endswith(".partial") for p in tmp_path.iterdir())
+
+
+def test_listing_an_empty_file_or_a_folder_changes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    assert run(["matches", "--store", str(empty)])[0] == 1
+    assert "not a bgboard match store (the file is empty)" in capsys.readouterr().err
+    assert empty.stat().st_size == 0
+    assert run(["matches", "--store", str(tmp_path)])[0] == 1
+    assert f"{tmp_path} is a folder, not a match store" in capsys.readouterr().err
+    assert run(["matches", "--store", ""])[0] == 1
+    assert "--store names no file" in capsys.readouterr().err
+
+
+def test_db_is_still_accepted_for_the_store(db: Path) -> None:
+    status, text = run(["matches", "--db", str(db), "--json"])
+    assert status == 0 and len(text.splitlines()) == 2
