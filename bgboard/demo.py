@@ -214,6 +214,10 @@ def wrong_board(state: MatchState, rng: random.Random) -> Position | None:
     return None
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
 def played_as(state: MatchState, board: Position) -> str:
     """The move that leaves ``board``, in players' notation: a play of some roll, as a player reads it."""
     for first in range(6, 0, -1):
@@ -752,13 +756,16 @@ def run_demo(
         report.mat_file, report.store_file = mat, store_file
     figures = report.to_json()
     played, rolls = report.moves, report.rolls
+    if not report.illegal_shown:
+        illegal = "no illegal move was played"
+    else:
+        illegal = f"the illegal move was {'lit' if report.illegal_flagged else 'not lit'}"
     console.write(
         {"event": "summary", **figures},
-        f"\n{played.total} moves: {played.right} read right from the camera, {played.flagged} checked by the players, "
-        f"{played.wrong} wrong accepted; {rolls.total} rolls: {rolls.right} read right, {rolls.flagged} checked, "
-        f"{rolls.missed} not seen, {rolls.wrong} wrong; the illegal move was "
-        f"{'lit' if report.illegal_flagged else 'not lit'}; {len(report.answers)} answers from the players; "
-        f"{report.seconds:.0f} s.",
+        f"\n{_count(played.total, 'move')}: {played.right} read right from the camera, {played.flagged} checked by the "
+        f"players, {played.wrong} wrong accepted; {_count(rolls.total, 'roll')}: {rolls.right} read right, "
+        f"{rolls.flagged} checked, {rolls.missed} not seen, {rolls.wrong} wrong; {illegal}; "
+        f"{_count(len(report.answers), 'answer')} from the players; {report.seconds:.0f} s.",
     )
     console.write(
         {"event": "exported", "text": f"match written to {mat}", "mat": str(mat), "store": str(store_file)},
