@@ -383,7 +383,8 @@ def cmd_leds_check(args: argparse.Namespace, out: TextIO) -> int:
 
     if not (isinstance(args.timeout, int | float) and math.isfinite(args.timeout) and args.timeout > 0):
         # The parser's type already refuses these; a usage error all the same when called directly.
-        print(f"bgboard leds check: error: argument --timeout: must be more than 0, not {args.timeout}", file=sys.stderr)
+        message = f"argument --timeout: must be more than 0, not {args.timeout}"
+        print(f"bgboard leds check: error: {message}", file=sys.stderr)
         return 2
     if args.step_ms < 0:
         raise CliError(f"--step-ms must not be negative, not {args.step_ms}")
@@ -693,32 +694,53 @@ def cmd_referee(args: argparse.Namespace, out: TextIO) -> int:
     import threading
 
     from bgboard.config import ConfigError, load_config
-    from bgboard.referee import Referee, SetupError
+    from bgboard.referee import Referee, SetupError, StoppedError, stuck_threads
 
-    try:
-        config = load_config(_config_file(args)).with_overrides(
-            camera_source=args.camera,
-            camera_profile=args.profile,
-            leds_panel=args.leds,
-            store_path=args.store,
-            match_mode=args.mode,
-            match_length=args.length,
-            match_players=args.players,
-            match_teach=True if args.teach else None,
-        )
-        referee = Referee(config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin)
-    except (ConfigError, SetupError) as exc:
-        return _setup_failed(exc)
+    # Each override, the flag that gives it (errors name the flag), and its value.
+    flags = {
+        "camera_source": ("--camera", args.camera),
+        "camera_profile": ("--profile", args.profile),
+        "leds_panel": ("--leds", args.leds),
+        "store_path": ("--store", args.store),
+        "match_mode": ("--mode", args.mode),
+        "match_length": ("--length", args.length),
+        "match_players": ("--players", args.players),
+        "match_teach": ("--teach", True if args.teach else None),
+    }
+    given = {name.replace("_", ".", 1): flag for name, (flag, value) in flags.items() if value is not None}
+    main_thread = threading.current_thread() is threading.main_thread()
     stop = threading.Event()
     previous = {}
-    if threading.current_thread() is threading.main_thread():
-        # Ctrl-C or systemd's stop ends the match cleanly: store closed, LEDs dark.
+    if main_thread:
+        # Ctrl-C or systemd's stop ends the match cleanly: store closed, LEDs dark. Set from the
+        # start, so that a stop while the camera is still awaited ends the wait too.
         previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
-        return referee.run(stop)
+        try:
+            config = load_config(_config_file(args)).with_overrides(
+                flag_names={name: flag for name, (flag, _) in flags.items()},
+                **{name: value for name, (_, value) in flags.items()},
+            )
+            referee = Referee(
+                config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin, given=given, stop=stop
+            )
+        except StoppedError:
+            status = 0
+        except (ConfigError, SetupError) as exc:
+            status = _setup_failed(exc)
+        else:
+            status = referee.run(stop)
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+    if main_thread and stuck_threads():
+        # A camera driver that never returned: Python's exit would abort inside it, so the
+        # process ends here, everything else being closed already.
+        out.flush()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:

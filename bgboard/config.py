@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Final, Literal
 
 from engine.cube import CUBE_LIMIT, is_cube_value
+from engine.ids import MAX_SCORE_IN_ID
 from engine.match import MatchOptions
 from hardware.buttons import parse_button_pins
 from hardware.gpio import Pin
@@ -266,17 +267,20 @@ class Config:
                 changes[target] = _parse_text(_SCHEMA[target[0]][target[1]], text, "environment", variable)
         return self._with(changes)
 
-    def with_overrides(self, **flags: object) -> Config:
+    def with_overrides(self, *, flag_names: Mapping[str, str] | None = None, **flags: object) -> Config:
         """This config with CLI flags applied, named ``<section>_<key>`` (``match_length=5``).
 
         ``None`` means the flag was not given. Strings are parsed as environment values are
         (``match_players="Ann,Bob"``), so argparse values can be passed as they come.
+        ``flag_names`` maps those names to the flags the user typed (``{"match_length":
+        "--length"}``), for the errors to name; without it they name ``match_length``.
 
         :raises TypeError: a flag that names no key.
         :raises ConfigError: a value of the wrong type.
         """
         changes: dict[tuple[str, str], object] = {}
         for name, value in flags.items():
+            shown = (flag_names or {}).get(name, name)
             section, _, key = name.partition("_")
             kind = _SCHEMA.get(section, {}).get(key)
             if kind is None:
@@ -287,12 +291,12 @@ class Config:
             if value is None:
                 continue
             if isinstance(value, str) and kind.parse_text is not None:
-                changes[section, key] = _parse_text(kind, value, "command line", name)
+                changes[section, key] = _parse_text(kind, value, "command line", shown)
             else:
                 try:
                     changes[section, key] = kind.parse(value, None)
                 except _BadValueError as bad:
-                    raise ConfigError("command line", None, name, bad.problem(repr(value))) from None
+                    raise ConfigError("command line", None, shown, bad.problem(repr(value))) from None
         return self._with(changes)
 
     def to_toml(self) -> str:
@@ -492,7 +496,22 @@ def _players(value: object, _base: Path | None) -> tuple[str, str]:
         or not all(isinstance(name, str) and name.strip() for name in value)
     ):
         raise _BadValueError('two player names, such as ["Ann", "Bob"]')
-    return (value[0].strip(), value[1].strip())
+    first, second = value[0].strip(), value[1].strip()
+    if first.casefold() == second.casefold():
+        raise _BadValueError("two player names", f"the two players need different names, not {first!r} twice")
+    return (first, second)
+
+
+def _length(value: object, base: Path | None) -> int:
+    length = _integer(lambda n: n >= 0, "a whole number of points, 0 for money")(value, base)
+    assert isinstance(length, int)
+    if length > MAX_SCORE_IN_ID:
+        # gnubg's Match ID holds a length of at most 15 bits.
+        raise _BadValueError(
+            "a whole number of points, 0 for money",
+            f"a match is 1 to {MAX_SCORE_IN_ID} points long (0 for money), not {length}",
+        )
+    return length
 
 
 def _players_text(text: str) -> object:
@@ -541,7 +560,7 @@ _SCHEMA: Final[dict[str, dict[str, _Kind]]] = {
     },
     "match": {
         "players": _Kind(_players, lambda names: f"[{_string(names[0])}, {_string(names[1])}]", _players_text),
-        "length": _Kind(_integer(lambda n: n >= 0, "a whole number of points, 0 for money"), str, _integer_text),
+        "length": _Kind(_length, str, _integer_text),
         "crawford": _Kind(_boolean, lambda flag: "true" if flag else "false", _boolean_text),
         "jacoby": _Kind(_boolean, lambda flag: "true" if flag else "false", _boolean_text),
         "beaver": _Kind(_boolean, lambda flag: "true" if flag else "false", _boolean_text),

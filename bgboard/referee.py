@@ -5,9 +5,16 @@
 is told to stop. The table is not thread-safe, so the referee owns it from one thread: every
 input arrives through one queue and is handled in order by :meth:`Referee.run`'s loop.
 
+- The camera is opened, and its first frame read, before anything is written to the store: a
+  camera that cannot be opened or sends nothing within ``first_frame`` seconds is a set-up
+  error. One photo (``file:start.png``) is a still camera: the same frame, over and over.
 - The camera thread (:class:`CameraFeed`) reads frames; when no frame comes for ``stall``
   seconds, or the source raises or ends, it closes the source, says so once, and opens it
   again with a backoff (0.5 s doubling to 5 s), saying when frames come back.
+- Stopping joins the camera's threads and closes the source before :meth:`Referee.run`
+  returns: a thread still inside OpenCV when Python exits aborts the process. A read that
+  hangs in a driver cannot be joined; :func:`stuck_threads` lists such threads, and the
+  command line then ends the process without Python's exit (``os._exit``).
 - Button presses (gpiozero's thread) and keyboard lines (a thread reading stdin) are queued.
 - A ticker queues a tick every 50 ms: a 74HC595 panel blinks only when refreshed, and the LED
   controller's link state is polled to say when it drops and comes back.
@@ -31,7 +38,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
@@ -52,6 +59,11 @@ log = logging.getLogger(__name__)
 
 #: Seconds without a frame after which the camera is taken to have stopped.
 STALL: Final = 3.0
+#: Seconds a camera has, at the start, to open and send its first frame.
+FIRST_FRAME: Final = 10.0
+#: Seconds a read in progress has to finish when the referee stops (a camera's frame period,
+#: a file's decoding), and then again once the source is closed under it.
+STOP_WAIT: Final = 2.0
 #: The first and the longest wait before opening the camera again, in seconds.
 BACKOFF: Final = (0.5, 5.0)
 #: Seconds between ticks (a 74HC595 panel's blinking wants about 50 ms).
@@ -70,6 +82,110 @@ SourceFactory = Callable[[str], FrameSource]
 
 class SetupError(Exception):
     """The referee cannot start as configured; the message says which setting and how to set it."""
+
+
+class StoppedError(SetupError):
+    """Told to stop (Ctrl-C, SIGTERM) while still starting: nothing was recorded."""
+
+
+#: Threads left inside a camera driver that would not return (see :func:`stuck_threads`).
+_STUCK: list[threading.Thread] = []
+_STUCK_LOCK = threading.Lock()
+
+
+def _left_behind(thread: threading.Thread) -> None:
+    with _STUCK_LOCK:
+        _STUCK.append(thread)
+
+
+def stuck_threads() -> list[threading.Thread]:
+    """Camera threads still inside a driver's call that never returned.
+
+    A thread inside OpenCV when the interpreter exits makes the process abort (``terminate
+    called without an active exception``), so a process that has any should end with
+    ``os._exit`` once everything else is closed.
+    """
+    with _STUCK_LOCK:
+        _STUCK[:] = [thread for thread in _STUCK if thread.is_alive()]
+        return list(_STUCK)
+
+
+def opencv_errors_only() -> None:
+    """Keep OpenCV's own ``[ WARN ...]`` lines (a camera that is not there) off the console.
+
+    Why a camera cannot be opened is said once, in words, by the referee.
+    """
+    try:
+        import cv2
+
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    except (ImportError, AttributeError):  # an OpenCV without its logging module: nothing to quieten
+        pass
+
+
+def _reason(url: str, exc: BaseException) -> str:
+    """Why a camera failed, without the address the frame sources put in front."""
+    text = str(exc).strip() or type(exc).__name__
+    return text[len(url) + 2 :] if text.startswith(f"{url}: ") else text
+
+
+class StillImage:
+    """One photo as a camera filming a board left alone: the same frame at ``fps`` a second.
+
+    A ``file:`` source of a single image would otherwise end after one frame, be reopened,
+    and end again, for ever. Frames are paced in real time, so the table is not kept busy.
+
+    :param source: the image source (read once, then closed).
+    :param fps: frames a second.
+    """
+
+    def __init__(self, source: FrameSource, fps: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.url = source.url
+        self._source: FrameSource | None = source
+        self._period = 1.0 / fps if fps > 0 else 0.1
+        self._clock = clock
+        self._image: Any = None
+        self._seq = 0
+        self._start = 0.0
+        self._closed = threading.Event()
+
+    def read(self) -> Frame | None:
+        """The photo again, once its time has come; ``None`` once closed."""
+        if self._image is None:
+            source = self._source
+            first = source.read() if source is not None else None
+            if first is None:
+                return None
+            self._image = first.image
+            self._start = self._clock()
+            self._drop_source()
+        else:
+            wait = self._start + self._seq * self._period - self._clock()
+            if wait > 0 and self._closed.wait(wait):
+                return None
+        if self._closed.is_set():
+            return None
+        self._seq += 1
+        return Frame(self._image, (self._seq - 1) * self._period, self._seq)
+
+    def _drop_source(self) -> None:
+        source, self._source = self._source, None
+        if source is not None:
+            source.close()
+
+    def close(self) -> None:
+        """Stop handing out the photo."""
+        self._closed.set()
+        self._drop_source()
+
+
+def still_if_one_image(source: FrameSource) -> FrameSource:
+    """``source`` itself, or a :class:`StillImage` when it is a ``file:`` source of one image."""
+    from vision.frames import ImageFiles
+
+    if isinstance(source, ImageFiles) and len(source.paths) == 1:
+        return StillImage(source, source.fps)
+    return source
 
 
 # -- the console ----------------------------------------------------------------------------
@@ -115,10 +231,14 @@ class _Reading:
         self.abandoned = False  # the supervisor gave up on this source
         self.frames = 0
         self.done = threading.Event()
+        self.thread: threading.Thread | None = None
 
 
 class CameraFeed:
     """Frames from a source that may stop: reopened with a backoff, each outage said once.
+
+    :meth:`open` opens the source and waits for its first frame (the referee does this before
+    it touches the store); :meth:`run` is the camera thread's body.
 
     :param url: the frame source's address.
     :param factory: opens a source (:func:`vision.frames.open_source`, or a test's fake).
@@ -158,20 +278,107 @@ class CameraFeed:
         self.generation = 0
         self.lost = False
         self.reopened = 0
+        # The source open() opened and its first frame, until run() takes them.
+        self._first: tuple[FrameSource, Frame] | None = None
+        # Read threads given up on (a read that hung), joined at the end if they come back.
+        self._abandoned: list[_Reading] = []
+
+    def _open_source(self) -> FrameSource:
+        return still_if_one_image(self.factory(self.url))
+
+    def open(self, timeout: float, stop: threading.Event | None = None) -> None:
+        """Open the source and read its first frame, waiting at most ``timeout`` seconds.
+
+        Both happen in a helper thread, since a driver may hang in either; one that does is
+        left behind (:func:`stuck_threads`).
+
+        :raises CameraError: the source cannot be opened, fails or ends before its first frame,
+            or sends none in time; the message says why (without the address).
+        :raises StoppedError: ``stop`` was set meanwhile.
+        """
+        result: dict[str, Any] = {}
+
+        def probe() -> None:
+            try:
+                source = self._open_source()
+            except Exception as exc:  # a driver's own exception too: the camera cannot be used
+                result["error"] = _reason(self.url, exc)
+                return
+            result["source"] = source
+            try:
+                frame = source.read()
+            except Exception as exc:
+                result["error"] = _reason(self.url, exc)
+                return
+            if frame is None:
+                result["error"] = "it sent no frame"
+            else:
+                result["frame"] = frame
+
+        opencv_errors_only()
+        thread = threading.Thread(target=probe, name="camera-open", daemon=True)
+        thread.start()
+        deadline = self.clock() + timeout
+        while thread.is_alive() and self.clock() < deadline and not (stop is not None and stop.is_set()):
+            thread.join(0.05)
+        source: FrameSource | None = result.get("source")
+        if thread.is_alive():
+            # Hung in the driver: close what was opened from a helper, which may hang too.
+            if source is not None:
+                self._close_in_helper(source)
+            thread.join(STOP_WAIT / 4)
+            if thread.is_alive():
+                _left_behind(thread)
+            if stop is not None and stop.is_set():
+                raise StoppedError("stopped before the camera sent its first frame: nothing was recorded")
+            what = "no frame" if source is not None else "it did not open"
+            raise CameraError(f"{what} within {timeout:g} s")
+        if "frame" not in result:
+            if source is not None:
+                self._close_quietly(source)
+            raise CameraError(result.get("error", "it sent no frame"))
+        assert source is not None
+        self._first = (source, result["frame"])
+
+    def discard(self) -> None:
+        """Close the source :meth:`open` opened, when :meth:`run` will not be called."""
+        first, self._first = self._first, None
+        if first is not None:
+            self._close_quietly(first[0])
 
     def run(self, stop: threading.Event) -> None:
-        """Open, read, and reopen until ``stop`` is set (the camera thread's body)."""
+        """Read, and reopen, until ``stop`` is set (the camera thread's body).
+
+        Returns only once the source is closed and its read thread has ended (or, hung in a
+        driver, been left behind).
+        """
+        try:
+            self._run(stop)
+        finally:
+            self.discard()
+            for reading in self._abandoned:
+                # A read given up on may come back once its source is closed.
+                if reading.thread is not None:
+                    reading.thread.join(STOP_WAIT / 4)
+                    if reading.thread.is_alive():
+                        _left_behind(reading.thread)
+
+    def _run(self, stop: threading.Event) -> None:
         delay = self.backoff[0]
         while not stop.is_set():
-            try:
-                source = self.factory(self.url)
-            except (CameraError, OSError) as exc:
-                self._lose(f"cannot open the camera {self.url}: {exc}")
-                stop.wait(delay)
-                delay = min(delay * 2, self.backoff[1])
-                continue
+            first: Frame | None = None
+            if self._first is not None:
+                (source, first), self._first = self._first, None
+            else:
+                try:
+                    source = self._open_source()
+                except Exception as exc:  # a driver's own exception too: still a camera to reopen
+                    self._lose(f"cannot open the camera {self.url}: {_reason(self.url, exc)}")
+                    stop.wait(delay)
+                    delay = min(delay * 2, self.backoff[1])
+                    continue
             self.generation += 1
-            reading = self._pump(source, self.generation, stop)
+            reading = self._pump(source, self.generation, stop, first)
             self._close(source, reading)
             if stop.is_set():
                 return
@@ -194,16 +401,21 @@ class CameraFeed:
         else:
             log.info("camera still not back: %s", why)
 
-    def _pump(self, source: FrameSource, generation: int, stop: threading.Event) -> _Reading:
+    def _pump(self, source: FrameSource, generation: int, stop: threading.Event, first: Frame | None) -> _Reading:
         """Read ``source`` in its own thread until it ends, fails or stalls, or ``stop``."""
         reading = _Reading()
 
         def read_loop() -> None:
             try:
+                pending = first
                 while not stop.is_set() and not reading.abandoned:
-                    reading.since = self.clock()
-                    frame = source.read()
-                    reading.since = None
+                    if pending is not None:
+                        frame: Frame | None = pending
+                        pending = None
+                    else:
+                        reading.since = self.clock()
+                        frame = source.read()
+                        reading.since = None
                     if reading.abandoned:
                         break
                     if frame is None:
@@ -224,11 +436,15 @@ class CameraFeed:
                 reading.done.set()
 
         thread = threading.Thread(target=read_loop, name=f"camera-read-{generation}", daemon=True)
+        reading.thread = thread
         thread.start()
         # A read() that hangs cannot be interrupted, so the stall is watched from here; the
         # hung thread is abandoned and its frame, if it ever comes, thrown away.
         while not reading.done.wait(min(0.05, self.stall / 4)):
             if stop.is_set():
+                # Stopping: let the read in progress finish (a frame period, a file's decoding),
+                # so that the source is never closed under it.
+                reading.done.wait(STOP_WAIT)
                 break
             since = reading.since
             if since is not None and self.clock() - since > self.stall:
@@ -239,19 +455,32 @@ class CameraFeed:
 
     def _close(self, source: FrameSource, reading: _Reading) -> None:
         """Close ``source``; with a read still hanging, close from a helper that may hang too."""
-
-        def close() -> None:
-            try:
-                source.close()
-            except Exception as exc:  # closing a failed device may fail too; it is let go either way
-                log.info("closing the camera %s: %s", self.url, exc)
-
         if reading.done.is_set():
-            close()
+            self._close_quietly(source)
+            if reading.thread is not None:
+                reading.thread.join()
             return
-        closer = threading.Thread(target=close, name="camera-close", daemon=True)
+        self._close_in_helper(source)
+        if reading.abandoned:
+            self._abandoned.append(reading)
+        else:
+            # Stopped with a read still in progress: closing may have ended it.
+            reading.done.wait(STOP_WAIT / 2)
+            if reading.thread is not None and reading.thread.is_alive():
+                _left_behind(reading.thread)
+
+    def _close_quietly(self, source: FrameSource) -> None:
+        try:
+            source.close()
+        except Exception as exc:  # closing a failed device may fail too; it is let go either way
+            log.info("closing the camera %s: %s", self.url, exc)
+
+    def _close_in_helper(self, source: FrameSource) -> None:
+        closer = threading.Thread(target=self._close_quietly, args=(source,), name="camera-close", daemon=True)
         closer.start()
-        closer.join(1.0)
+        closer.join(STOP_WAIT / 2)
+        if closer.is_alive():
+            _left_behind(closer)
 
 
 def is_live(url: str) -> bool:
@@ -355,9 +584,10 @@ _Message = _FrameReady | _Button | _Line | _Tick | _Say | _End
 # -- setting up -----------------------------------------------------------------------------
 
 
-def load_reader(config: Config) -> BoardReader:
+def load_reader(config: Config, name: str = "camera.profile") -> BoardReader:
     """The board reader for ``config``'s calibration profile.
 
+    :param name: how errors name the setting (the key, or the flag that gave it).
     :raises SetupError: no profile is configured, or it cannot be read.
     """
     from vision.profile import Profile, ProfileError
@@ -372,19 +602,20 @@ def load_reader(config: Config) -> BoardReader:
     try:
         return BoardReader(Profile.load(path))
     except (ProfileError, OSError) as exc:
-        raise SetupError(f"camera.profile: cannot use the calibration profile: {exc}") from None
+        raise SetupError(f"{name}: cannot use the calibration profile: {exc}") from None
 
 
-def open_store(config: Config) -> MatchStore:
+def open_store(config: Config, name: str = "store.path") -> MatchStore:
     """The match store ``config`` names.
 
+    :param name: how errors name the setting (the key, or the flag that gave it).
     :raises SetupError: it cannot be opened.
     """
     path = config.store.resolved_path()
     try:
         return MatchStore(path)
     except StoreError as exc:
-        raise SetupError(f"store.path: {exc}") from None
+        raise SetupError(f"{name}: {exc}") from None
 
 
 def new_match(store: MatchStore, config: Config) -> int:
@@ -433,7 +664,8 @@ class Referee:
 
     Everything that can fail at the start (the camera's address, the profile, the store, the
     LEDs, the buttons) is checked by the constructor, which raises :class:`SetupError`; then
-    :meth:`run` plays the match.
+    :meth:`run` plays the match. The store is touched last, once the camera has sent its first
+    frame: a referee that cannot start records nothing.
 
     :param config: the settings (camera source and profile, LEDs, buttons, match, store).
     :param out: the console stream.
@@ -456,7 +688,12 @@ class Referee:
     :param end_with_source: stop when the source ends instead of reopening it (a recording
         played once, tests).
     :param clock: monotonic seconds (the gap across a camera reopen).
-    :raises SetupError: a missing or unusable setting, naming the config key.
+    :param first_frame: seconds the camera has to open and send its first frame.
+    :param given: the settings given as command-line flags, config key to flag
+        (``{"leds.panel": "--leds"}``): errors name the flag, and a resumed match whose players
+        or length differ from the flags' says that it keeps its own.
+    :param stop: set while the camera's first frame is awaited, gives up (:class:`StoppedError`).
+    :raises SetupError: a missing or unusable setting, naming the config key (or the flag).
     """
 
     def __init__(
@@ -477,6 +714,9 @@ class Referee:
         live: bool | None = None,
         end_with_source: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        first_frame: float = FIRST_FRAME,
+        given: Mapping[str, str] | None = None,
+        stop: threading.Event | None = None,
     ) -> None:
         source = config.camera.source
         if not source:
@@ -486,6 +726,8 @@ class Referee:
             )
         self.config = config
         self.source_url = source
+        self._given = dict(given or {})
+        self._settings_kept: str | None = None
         self.console = Console(out, json_lines=json_lines)
         self.resume = resume
         self.stdin = stdin
@@ -504,22 +746,33 @@ class Referee:
             on_end=lambda: self._queue.put(_End("the camera's recording ended")),
             clock=clock,
         )
-        reader = reader if reader is not None else load_reader(config)
-        self._own_store = store is None
-        self.store = store if store is not None else open_store(config)
+        reader = reader if reader is not None else load_reader(config, self._name("camera.profile"))
+        self._own_store = False
         self._own_panel = panel is None
         self._buttons: Any = None
         self.panel: DimmedPanel | None = None
-        # Nothing starts until the first hint, so a missing gnubg is said at the first roll.
         self.hints: GnubgHints | None = None
-        if config.match.teach:
-            self.hints = GnubgHints(os.environ.get("BGBOARD_GNUBG") or None, timeout=HINT_TIMEOUT)
         try:
-            # The devices first: a match is started in the store only once everything else works.
+            # The devices first, the camera's first frame next: a match is started in the store
+            # only once everything else works.
             self.panel = DimmedPanel(panel if panel is not None else self._open_panel(), config.leds.brightness)
             pins = config.buttons.as_dict()
             if pins:
                 self._buttons = self._open_buttons(pins, buttons)
+            try:
+                self.camera.open(first_frame, stop)
+            except CameraError as exc:
+                usb = is_live(source) and not source.strip().lower().startswith("picamera2:")
+                hint = " (bgboard devices lists the cameras)" if usb else ""
+                raise SetupError(f"cannot open the camera {source}: {exc}{hint}") from None
+            if store is None:
+                self.store = open_store(config, self._name("store.path"))
+                self._own_store = True
+            else:
+                self.store = store
+            # Nothing starts until the first hint, so a missing gnubg is said at the first roll.
+            if config.match.teach:
+                self.hints = GnubgHints(os.environ.get("BGBOARD_GNUBG") or None, timeout=HINT_TIMEOUT)
             self.match_id, state_words = self._match()
             controller = Controller(
                 self.store.state(self.match_id),
@@ -559,6 +812,10 @@ class Referee:
 
     # -- setting up -------------------------------------------------------------------------
 
+    def _name(self, key: str) -> str:
+        """How to name the setting ``key`` in an error: the flag that gave it, else the key."""
+        return self._given.get(key, key)
+
     def _match(self) -> tuple[int, str]:
         if not self.resume:
             match_id = new_match(self.store, self.config)
@@ -574,7 +831,24 @@ class Referee:
             self.store.state(summary.id)
         except StoreError as exc:
             raise SetupError(f"cannot resume match {summary.id}: {exc}") from None
+        self._settings_kept = self._kept_words(summary.id, tuple(summary.players), summary.length)
         return summary.id, describe_state(self.store, summary.id)
+
+    def _kept_words(self, match_id: int, players: tuple[str, ...], length: int) -> str | None:
+        """What to say when flags asked for other players or another length than the resumed match's."""
+        match = self.config.match
+        asked = []
+        if "match.players" in self._given and tuple(match.players) != players:
+            asked.append(f"{self._given['match.players']} {','.join(match.players)}")
+        if "match.length" in self._given and match.length != length:
+            asked.append(f"{self._given['match.length']} {match.length}")
+        if not asked:
+            return None
+        kind = f"{length}-point match" if length else "money session"
+        return (
+            f"{' and '.join(asked)} ignored: resumed match {match_id} keeps its own settings"
+            f" ({players[0]} vs {players[1]}, {kind}); leave out --resume for a new match"
+        )
 
     def _open_panel(self) -> LedPanel:
         from hardware.layout import LayoutError
@@ -582,9 +856,13 @@ class Referee:
 
         leds = self.config.leds
         try:
-            return open_panel(leds.panel, LedLayout.from_file_or_name(leds.layout))
-        except (LayoutError, PanelError) as exc:
-            raise SetupError(f"leds.panel: cannot open the LEDs {leds.panel!r}: {exc}") from None
+            layout = LedLayout.from_file_or_name(leds.layout)
+        except LayoutError as exc:
+            raise SetupError(f"leds.layout: {exc}") from None
+        try:
+            return open_panel(leds.panel, layout)
+        except PanelError as exc:
+            raise SetupError(f"{self._name('leds.panel')}: cannot open the LEDs {leds.panel!r}: {exc}") from None
 
     def _open_buttons(
         self, pins: dict[str, Any], factory: Callable[[dict[str, Any], Callable[[str], None]], Any] | None
@@ -665,6 +943,8 @@ class Referee:
             )
         kind = "resumed" if self.resume else "started"
         self.console.say(kind, f"{kind} {self._state_words}", match=self.match_id)
+        if self._settings_kept is not None:
+            self.console.say("settings-kept", self._settings_kept, match=self.match_id)
         try:
             self.table.show()
             for thread in threads:
@@ -679,7 +959,15 @@ class Referee:
             self._inner_stop.set()
             with self._slot_lock:
                 self._slot_lock.notify_all()
-            threads[0].join(2.0)
+            # The camera's threads are joined and its source closed before the referee returns:
+            # a thread still inside OpenCV when Python exits aborts the process. The camera
+            # thread's own waits are bounded; only a driver that hangs (in a read, or opening
+            # the camera again) keeps it, and it is then left behind (stuck_threads).
+            for thread in threads[:2]:
+                if thread.ident is not None:
+                    thread.join(4 * STOP_WAIT)
+                    if thread.is_alive():
+                        _left_behind(thread)
             self._finish()
         return 0
 
@@ -735,7 +1023,7 @@ class Referee:
     def _export_hint(self) -> str:
         command = "bgboard export last --format mat"
         if self.config.store.path is not None:
-            command += f" --db {self.config.store.path}"
+            command += f" --store {self.config.store.path}"
         return command
 
     def _housekeeping(self) -> None:
@@ -785,5 +1073,7 @@ class Referee:
             except Exception as exc:  # the LEDs may be unplugged: the record is what matters
                 log.warning("blanking the LEDs: %s", exc)
             self.panel = None
+        self.camera.discard()
         if self._own_store:
+            self._own_store = False
             self.store.close()

@@ -22,10 +22,10 @@ from typing import Any, TextIO
 
 from bgboard.config import Config
 from bgboard.controller import Controller, Event
-from bgboard.referee import Console, SetupError, load_reader, new_match
+from bgboard.referee import Console, SetupError, load_reader, new_match, opencv_errors_only
 from bgboard.store import MatchStore, StoreError
 from bgboard.table import Table
-from vision.frames import CameraError, FrameSource, open_source
+from vision.frames import CameraError, Frame, FrameSource, open_source
 from vision.stabiliser import MotionGate
 
 #: Frames a second of a held photo when no rate is given.
@@ -95,9 +95,11 @@ def open_replay_source(source: str) -> FrameSource:
 
     :raises SetupError: nothing there to read, naming the source and why.
     """
+    # Why a source cannot be read is said once, in words: not in OpenCV's own log lines too.
+    opencv_errors_only()
     try:
         return open_source(source)
-    except CameraError as exc:
+    except (CameraError, ValueError) as exc:  # ValueError: an address such as usb:front
         raise SetupError(f"cannot replay {source}: {exc}") from None
 
 
@@ -136,6 +138,13 @@ def replay(
     frames = open_replay_source(source)
     t = 0.0
     index = 0
+
+    def read_frame() -> Frame | None:
+        try:
+            return frames.read()
+        except CameraError as exc:
+            raise SetupError(f"cannot replay {source}: frame {index + 1}: {exc}") from None
+
     console = Console(out, json_lines=json_lines, stamp=lambda: f"{t:8.2f}s")
     summary = ReplaySummary()
 
@@ -144,6 +153,10 @@ def replay(
         console(event)
 
     try:
+        # The first frame before the store: a source that gives none records no match.
+        first = read_frame()
+        if first is None:
+            raise SetupError(f"cannot replay {source}: it gave no frames")
         try:
             store = MatchStore(":memory:" if store_path is None else Path(store_path).expanduser())
         except StoreError as exc:
@@ -167,22 +180,18 @@ def replay(
                 out=say,
             )
             try:
-                while True:
-                    try:
-                        frame = frames.read()
-                    except CameraError as exc:
-                        raise SetupError(f"cannot replay {source}: frame {index + 1}: {exc}") from None
-                    if frame is None:
-                        break
+                frame: Frame | None = first
+                while frame is not None:
                     if hold is not None:
                         for _ in range(repeats):
                             t = index * step
                             table.feed(frame.image, t)
                             index += 1
-                        continue
-                    t = index / fps if fps is not None else frame.time
-                    table.feed(frame.image, t)
-                    index += 1
+                    else:
+                        t = index / fps if fps is not None else frame.time
+                        table.feed(frame.image, t)
+                        index += 1
+                    frame = read_frame()
             except KeyboardInterrupt:
                 # Interrupted: the summary of what was replayed is still worth printing.
                 pass
@@ -190,8 +199,6 @@ def replay(
             summary.reads = table.stats.reads
     finally:
         frames.close()
-    if index == 0:
-        raise SetupError(f"cannot replay {source}: it gave no frames")
     if json_lines:
         out.write(json.dumps(summary.to_json(), ensure_ascii=False) + "\n")
     else:

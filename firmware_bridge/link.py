@@ -15,6 +15,7 @@ the device showing the latest scene through resends, device resets and unplugged
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import threading
 import time
@@ -69,6 +70,34 @@ class SerialPort(Protocol):
 
     def close(self) -> None:
         """Close the port."""
+
+
+class PortError(OSError):
+    """The port cannot be opened at all (no such device, a bad URL, no permission).
+
+    :ivar url: the port.
+    :ivar reason: why, in a few words (:func:`port_problem`).
+    """
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"cannot open {url or 'the port (none given)'}: {reason}")
+        self.url = url
+        self.reason = reason
+
+
+def port_problem(error: BaseException) -> str:
+    """Why a port would not open, in a few words (pyserial's messages repeat the path twice)."""
+    code = getattr(error, "errno", None)
+    if code in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
+        return "no such device"
+    if code in (errno.EACCES, errno.EPERM):
+        return "permission denied (the user needs to be in the dialout group)"
+    if code == errno.EBUSY:
+        return "the port is busy (another program has it open)"
+    if code == errno.EISDIR:
+        return "a folder, not a serial port"
+    text = str(error).strip()
+    return text or type(error).__name__
 
 
 def open_serial(url: str, baudrate: int = protocol.BAUDRATE, timeout: float = READ_TIMEOUT) -> SerialPort:
@@ -212,11 +241,27 @@ class Link:
 
     # -- the public API --------------------------------------------------------------------------
 
-    def start(self) -> None:
-        """Start the background thread, which opens the port and says HELLO; returns at once."""
+    def start(self, *, open_port: bool = False) -> None:
+        """Start the background thread, which opens the port and says HELLO; returns at once.
+
+        With ``open_port`` the port is opened here first, so that one that cannot be opened at
+        all (no such device, a bad URL) is an error at once rather than retried for ever: then
+        :class:`PortError` is raised and no thread is started. Once started, a port that goes
+        away (an unplug) is reopened by the thread in either case.
+        """
         with self._cond:
             if self._closing:
                 raise RuntimeError("a closed Link cannot be started again")
+            if self._thread is not None:
+                raise RuntimeError("the Link is already started")
+        if open_port:
+            try:
+                self._open()
+            except (OSError, ValueError) as error:
+                failure = PortError(self.url, port_problem(error))
+                self._note_error(str(failure))
+                raise failure from None
+        with self._cond:
             if self._thread is not None:
                 raise RuntimeError("the Link is already started")
             self._thread = threading.Thread(target=self._run, name=f"led-link {self.url}", daemon=True)
@@ -370,16 +415,23 @@ class Link:
         # Only the first failure of an outage is worth a warning: the port is retried every
         # half second, forever.
         quiet = False
+        # The port start(open_port=True) opened already, if any.
+        with self._cond:
+            first = self._port
         while not self._stopping():
-            try:
-                port = self._open()
-            except (OSError, ValueError) as error:
-                if not quiet:
-                    _log.warning("cannot open LED link port %s (%s); retrying", self.url, error)
-                    self._note_error(f"cannot open {self.url}: {error}")
-                quiet = True
-                self._pause(REOPEN_INTERVAL)
-                continue
+            if first is not None:
+                port: SerialPort | None = first
+                first = None
+            else:
+                try:
+                    port = self._open()
+                except (OSError, ValueError) as error:
+                    if not quiet:
+                        _log.warning("cannot open LED link port %s (%s); retrying", self.url, error)
+                        self._note_error(f"cannot open {self.url}: {port_problem(error)}")
+                    quiet = True
+                    self._pause(REOPEN_INTERVAL)
+                    continue
             if port is None:
                 return
             quiet = False

@@ -35,8 +35,18 @@ def open_link(
 ) -> Link:
     """A started :class:`~firmware_bridge.link.Link` to the controller at ``url`` for ``layout``'s chain.
 
-    :raises PanelError: the chain is longer than the firmware drives, or pyserial is missing.
+    The port is opened before this returns: one that cannot be opened at all (no such device, a
+    URL pyserial does not know) is an error at once. Once open, the link reconnects by itself
+    after an unplug.
+
+    :raises PanelError: no port given, the port cannot be opened (naming it, why, and what to
+        check), the chain is longer than the firmware drives, or pyserial is missing.
     """
+    if not url.strip():
+        raise PanelError(
+            "no serial port given: name the LED controller's port, such as /dev/ttyUSB0 or hwgrep://VID:PID"
+            " (bgboard devices lists the serial ports)"
+        )
     if layout.length > protocol.MAX_LEDS:
         raise PanelError(
             f"the layout {layout.source} has {layout.length} LEDs;"
@@ -47,10 +57,16 @@ def open_link(
             import serial  # type: ignore[import-untyped,unused-ignore]  # noqa: F401  # the link needs it
         except ImportError:
             raise PanelError("pyserial is not installed: pip install pyserial") from None
-    from firmware_bridge.link import Link
+    from firmware_bridge.link import Link, PortError
 
     link = Link(url, layout.length, layout.status_index, palette=palette, opener=opener, boot_timeout=boot_timeout)
-    link.start()
+    try:
+        link.start(open_port=True)
+    except PortError as exc:
+        raise PanelError(
+            f"cannot open the LED controller's port {url}: {exc.reason}; check that it is"
+            f" plugged in and that {url} is its port (bgboard devices lists the serial ports)"
+        ) from None
     return link
 
 

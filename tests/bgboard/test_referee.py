@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from rendered_table import Cameras, FakeCamera, move_frames, opening_frames, save_profile
+from rendered_table import START, Cameras, FakeCamera, frame, move_frames, opening_frames, save_profile
 
 from bgboard.cli import main
 from bgboard.config import Config
@@ -23,6 +23,7 @@ from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import Move, OpeningRoll, Phase
 from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
+from vision.frames import Frame
 
 #: Seconds a referee thread may take to play what it is given.
 TIMEOUT = 60.0
@@ -91,6 +92,14 @@ class Running:
         self.finish(10.0)
 
 
+def idle() -> Cameras:
+    """A camera that sends one frame of the starting position, then nothing (a board left alone).
+
+    The referee starts only once a camera has sent a frame.
+    """
+    return Cameras(FakeCamera("fake:camera", [frame(START)], then="stall"))
+
+
 def start(config: Config, factory: Callable[[str], FakeCamera], **options: object) -> Running:
     out = io.StringIO()
     options.setdefault("json_lines", True)
@@ -153,21 +162,32 @@ def test_a_camera_that_stops_is_reopened_and_the_match_goes_on(config: Config) -
     assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
 
 
+class FailingCamera(FakeCamera):
+    """Plays its images, then its read fails as an unplugged camera's does."""
+
+    def read(self) -> Frame | None:
+        if self.seq < len(self.images):
+            return super().read()
+        raise OSError("no such device")
+
+
 def test_a_camera_that_ends_or_fails_is_reopened_with_a_backoff(config: Config) -> None:
     attempts: list[float] = []
 
     def factory(url: str) -> FakeCamera:
         attempts.append(time.monotonic())
-        if len(attempts) < 3:
+        if len(attempts) == 1:
+            return FailingCamera(url, opening_frames()[:1])  # a frame, then unplugged
+        if len(attempts) < 4:
             raise OSError("no such device")
-        if len(attempts) == 3:
+        if len(attempts) == 4:
             return FakeCamera(url, opening_frames()[:2])  # two frames, then the end: reopened
         return FakeCamera(url, [], then="stall")
 
     run = start(config, factory, stall=30.0, backoff=(0.05, 0.1))
     run.wait_for("camera-back")
     deadline = time.monotonic() + TIMEOUT
-    while len(attempts) < 4 and time.monotonic() < deadline:
+    while len(attempts) < 5 and time.monotonic() < deadline:
         time.sleep(0.02)
     run.stop_now()
     kinds = run.kinds()
@@ -175,7 +195,7 @@ def test_a_camera_that_ends_or_fails_is_reopened_with_a_backoff(config: Config) 
     assert kinds.count("camera-lost") == 2 and kinds.count("camera-back") == 1
     assert "no such device" in str(next(e for e in run.events() if e["event"] == "camera-lost")["reason"])
     # The waits double: 0.05 s, then 0.1 s.
-    assert attempts[1] - attempts[0] >= 0.04 and attempts[2] - attempts[1] >= 0.09
+    assert attempts[2] - attempts[1] >= 0.04 and attempts[3] - attempts[2] >= 0.09
 
 
 def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
@@ -193,7 +213,7 @@ def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
     assert expected.phase is Phase.ROLL and expected.on_roll == 0
 
     out = io.StringIO()
-    second = Referee(config, out=out, resume=True, source_factory=Cameras(), live=False)
+    second = Referee(config, out=out, resume=True, source_factory=idle(), live=False)
     state = second.table.controller.state
     assert second.match_id == summary.id
     assert state == expected
@@ -213,7 +233,7 @@ def test_resume_with_nothing_to_resume_starts_a_new_match(config: Config) -> Non
     # The boot service always passes --resume: on a fresh store, or after a match ended, it
     # must begin the next match rather than refuse and be restarted forever.
     out = io.StringIO()
-    referee = Referee(config, out=out, resume=True, source_factory=Cameras())
+    referee = Referee(config, out=out, resume=True, source_factory=idle())
     Running(referee, out).stop_now()
     first = out.getvalue().splitlines()[0]
     assert "started match" in first and "nothing unfinished to resume" in first
@@ -225,7 +245,7 @@ def test_resume_with_nothing_to_resume_starts_a_new_match(config: Config) -> Non
 def test_keyboard_lines_reach_the_controller(config: Config) -> None:
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "r") as keyboard, os.fdopen(write_end, "w") as typing:
-        run = start(config, Cameras(), stdin=keyboard, stall=30.0)
+        run = start(config, idle(), stdin=keyboard, stall=30.0)
         typing.write("dice 52\n")
         typing.flush()
         assert run.wait_for("opening-roll")["source"] == "correction"
@@ -261,7 +281,7 @@ def test_buttons_are_queued_to_the_table(config: Config) -> None:
         return buttons
 
     config = config.with_overrides(buttons_pins="done=5,undo=6")
-    run = start(config, Cameras(), buttons=factory, stall=30.0)
+    run = start(config, idle(), buttons=factory, stall=30.0)
     pressed[0]("undo")  # from gpiozero's thread
     assert run.wait_for("refused")["text"] == "nothing to take back"
     run.stop_now()
@@ -281,7 +301,7 @@ class LinkedPanel(FakeLedPanel):
 
 def test_the_led_link_dropping_and_coming_back_is_said(config: Config) -> None:
     panel = LinkedPanel()
-    run = start(config, Cameras(), panel=panel, stall=30.0)
+    run = start(config, idle(), panel=panel, stall=30.0)
     panel.connected = True
     run.wait_for("leds-connected")
     panel.connected = False
@@ -298,7 +318,7 @@ def test_the_match_end_says_how_to_export_it(config: Config) -> None:
     config = config.with_overrides(match_length="1")
     read_end, write_end = os.pipe()
     with os.fdopen(read_end, "r") as keyboard, os.fdopen(write_end, "w") as typing:
-        run = start(config, Cameras(), stdin=keyboard, stall=30.0)
+        run = start(config, idle(), stdin=keyboard, stall=30.0)
         # A 1-point match: player 1 opens, and resigns a single game at once.
         typing.write("dice 52\n13/8 13/11\nresign\naccept\n")
         typing.flush()
@@ -306,7 +326,7 @@ def test_the_match_end_says_how_to_export_it(config: Config) -> None:
     kinds = run.kinds()
     assert "match-over" in kinds
     export = run.events()[kinds.index("export")]
-    assert "bgboard export last --format mat --db " in str(export["text"])
+    assert "bgboard export last --format mat --store " in str(export["text"])
     assert kinds[-1] == "stopped" and run.events()[-1]["text"] == "stopped: the match is over"
 
 

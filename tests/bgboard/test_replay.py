@@ -12,7 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from rendered_table import move_frames, opening_frames, save_profile
+from rendered_table import FakeCamera, move_frames, opening_frames, save_profile
 
 from bgboard.cli import main
 from bgboard.config import Config
@@ -123,9 +123,26 @@ def test_a_bad_source_gives_a_clear_error(
     assert err.startswith(f"bgboard: error: cannot replay {target}:") and message in err
 
 
+def test_a_source_that_gives_no_frame_records_no_match(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("bgboard.replay.open_source", lambda url: FakeCamera(url, []))
+    store = tmp_path / "replayed.sqlite3"
+    with pytest.raises(SetupError, match=r"^cannot replay empty:source: it gave no frames$"):
+        replay("empty:source", config, out=io.StringIO(), store_path=store)
+    assert not store.exists()
+
+
+def test_an_address_that_is_no_camera_is_a_clear_error(
+    no_user_config: Path, profile: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", "usb:front", "--profile", str(profile)]) == 2
+    assert capsys.readouterr().err.startswith("bgboard: error: cannot replay usb:front: invalid literal for int()")
+
+
 def test_an_unreadable_photo_names_the_frame(config: Config, tmp_path: Path) -> None:
     (tmp_path / "a.png").write_bytes(b"not a png")
-    with pytest.raises(SetupError, match=r"frame 1: .*a\.png: not an image"):
+    with pytest.raises(SetupError, match=r"frame 1: .*a\.png:? (is )?not an image"):
         replay(str(tmp_path), config, out=io.StringIO())
 
 

@@ -626,6 +626,65 @@ def test_close_is_idempotent_and_closes_the_port(device: FakeDevice) -> None:
     assert not [t for t in threading.enumerate() if t.name.startswith("led-link fake")]
 
 
+def test_a_port_that_cannot_be_opened_at_the_start_is_an_error_at_once(
+    device: FakeDevice, caplog: pytest.LogCaptureFixture
+) -> None:
+    device.unplug()
+    link_ = Link("fake://", LEDS, opener=device.open)
+    started = time.monotonic()
+    with pytest.raises(link.PortError, match=r"^cannot open fake://: no such device$") as caught:
+        link_.start(open_port=True)
+    assert time.monotonic() - started < 0.5
+    assert (caught.value.url, caught.value.reason) == ("fake://", "no such device")
+    assert link_.stats.last_error == "cannot open fake://: no such device"
+    # Said once, by the caller: no thread retrying, no warning in the log.
+    assert not [t for t in threading.enumerate() if t.name.startswith("led-link fake")]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    link_.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("bogus://x", "cannot open bogus://x: invalid URL, protocol 'bogus' not known"),
+        ("", "cannot open the port (none given): no such device"),
+        ("/nonexistent/ttyUSB9", "cannot open /nonexistent/ttyUSB9: no such device"),
+    ],
+)
+def test_a_bad_url_or_no_port_at_all_is_refused_at_once(url: str, message: str) -> None:
+    link_ = Link(url, LEDS)
+    with pytest.raises(link.PortError) as caught:
+        link_.start(open_port=True)
+    assert str(caught.value) == message
+    link_.close()
+
+
+def test_a_port_opened_at_the_start_is_still_reconnected_after_an_unplug(device: FakeDevice) -> None:
+    link_ = Link("fake://", LEDS, opener=device.open)
+    link_.start(open_port=True)
+    try:
+        assert device.opened == 1
+        link_.show(scene_leds(1))
+        assert link_.wait_shown(2.0)
+        device.unplug()
+        assert device.wait_for(lambda: not link_.connected, 2.0)
+        device.plug()
+        assert link_.wait_shown(3.0)
+        assert device.opened == 2 and link_.stats.reconnects == 1
+    finally:
+        link_.close()
+
+
+def test_why_a_port_would_not_open_is_said_in_a_few_words() -> None:
+    assert link.port_problem(PermissionError(13, "Permission denied")).startswith("permission denied")
+    assert "dialout" in link.port_problem(PermissionError(13, "Permission denied"))
+    assert link.port_problem(OSError(16, "Device or resource busy")).startswith("the port is busy")
+    assert link.port_problem(IsADirectoryError(21, "Is a directory")) == "a folder, not a serial port"
+    assert link.port_problem(OSError("no ports found matching regexp 'dead:beef'")) == (
+        "no ports found matching regexp 'dead:beef'"
+    )
+
+
 def test_every_scene_arrives_in_order_through_a_noisy_line(device: FakeDevice, make_link: Callable[..., Link]) -> None:
     ports: list[faults.FaultyPort] = []
     link_ = make_link(opener=faults.faulty_opener(0.1, 0.01, seed=3, opener=device.open, ports=ports))

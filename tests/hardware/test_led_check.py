@@ -3,14 +3,18 @@
 
 from __future__ import annotations
 
+import argparse
 import io
+import logging
+import os
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hardware_fakes import Controller
 
-from bgboard.cli import main
+from bgboard.cli import cmd_leds_check, main
 from firmware_bridge import link as link_module
 from hardware import devices
 from hardware.check import COLOUR_TEST, led_check
@@ -74,7 +78,7 @@ def test_the_walk_says_which_port_did_not_answer_and_what_to_check(controller: A
 
 def test_leds_check_on_the_command_line(plugged: Any, capsys: pytest.CaptureFixture[str]) -> None:
     out = io.StringIO()
-    assert main(["leds", "check", "--port", "/dev/ttyUSB7", "--step-ms", "0"], out=out) == 0
+    assert main(["leds", "check", "--port", "/dev/ttyUSB7", "--step-ms", "1"], out=out) == 0
     assert plugged.opened == ["/dev/ttyUSB7"]
     assert len(plugged.scenes) == 49
     assert "   24  point.20\n" in out.getvalue()
@@ -85,7 +89,7 @@ def test_leds_check_with_a_layout_file(plugged: Any, tmp_path: Path) -> None:
     path = tmp_path / "board.toml"
     path.write_text(text, encoding="utf-8")
     out = io.StringIO()
-    assert main(["leds", "check", "--port", "/dev/ttyUSB7", "--step-ms", "0", "--layout", str(path)], out=out) == 0
+    assert main(["leds", "check", "--port", "/dev/ttyUSB7", "--step-ms", "1", "--layout", str(path)], out=out) == 0
     assert plugged.led_count == 46
     assert "spare positions (dark): 44, 45" in out.getvalue()
 
@@ -101,6 +105,47 @@ def test_leds_check_errors_are_one_line_and_exit_1(
     bad.write_text("[chain]\nlength = 2\n[leds]\nstatus = 0\n", encoding="utf-8")
     assert main(["leds", "check", "--port", "/dev/ttyUSB7", "--layout", str(bad)], out=io.StringIO()) == 1
     assert f"bgboard: error: {bad}, leds: missing 43 LED(s): point.1" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("port", "reason"),
+    [
+        ("/dev/ttyUSB9", "no such device"),
+        ("bogus://x", "invalid URL, protocol 'bogus' not known"),
+        ("hwgrep://dead:beef", "no ports found matching"),
+    ],
+)
+def test_leds_check_on_a_port_that_cannot_be_opened_fails_at_once(
+    capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture, port: str, reason: str
+) -> None:
+    if port.startswith("/dev/") and os.path.exists(port):
+        pytest.skip(f"{port} exists here")
+    started = time.monotonic()
+    assert main(["leds", "check", "--port", port], out=io.StringIO()) == 1
+    assert time.monotonic() - started < 1.0  # not the 5 s wait for an answer
+    err = capsys.readouterr().err
+    assert err.startswith(f"bgboard: error: cannot open the LED controller's port {port}: {reason}")
+    assert "bgboard devices lists the serial ports" in err and len(err.splitlines()) == 1
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+def test_leds_check_without_a_port_name_says_so(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["leds", "check", "--port", ""], out=io.StringIO()) == 1
+    assert capsys.readouterr().err.startswith("bgboard: error: no serial port given: name the LED controller's port")
+    with pytest.raises(PanelError, match="no serial port given"):
+        open_link("  ", LedLayout.standard())
+
+
+@pytest.mark.parametrize("timeout", ["nan", "0", "-1", "inf"])
+def test_leds_check_wants_a_positive_timeout(capsys: pytest.CaptureFixture[str], timeout: str) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["leds", "check", "--port", "/dev/ttyUSB9", "--timeout", timeout], out=io.StringIO())
+    assert caught.value.code == 2
+    assert "argument --timeout" in capsys.readouterr().err
+    # The command itself refuses it too, when called without the parser.
+    args = argparse.Namespace(port="/dev/ttyUSB9", layout=None, step_ms=1, timeout=float(timeout))
+    assert cmd_leds_check(args, io.StringIO()) == 2
+    assert "argument --timeout: must be more than 0" in capsys.readouterr().err
 
 
 def test_devices_lists_ports_cameras_and_the_gpio_backend(monkeypatch: pytest.MonkeyPatch) -> None:
