@@ -81,3 +81,10 @@ $(FW_BUILD) $(SIM_BUILD):
 .PHONY: arm64-check
 arm64-check:
 	scripts/arm64-check.sh
+
+# The README's commands on a brand-new Debian 12 root (debootstrap, chroot): root, on a Debian
+# x86-64 machine. About 2 minutes for the main command (plus the root, once); --tests adds the
+# test command. See scripts/fresh-check.sh.
+.PHONY: fresh-check
+fresh-check:
+	scripts/fresh-check.sh --tests
