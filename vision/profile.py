@@ -10,15 +10,20 @@ position).
 
 from __future__ import annotations
 
+import difflib
+import itertools
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import numpy as np
 
+from vision.features import BORDER_SIZE, STEPS
+from vision.frames import output_problem
 from vision.geometry import FIELD_H, FIELD_W, FieldGeometry
 
 PROFILE_VERSION = 1
@@ -114,7 +119,11 @@ class Profile:
         return field_homography(np.asarray(self.corners, dtype=np.float64))
 
     def save(self, path: str | Path) -> None:
-        """Write the profile as TOML."""
+        """Write the profile as TOML.
+
+        :raises ProfileError: ``cannot write PATH: why`` (no such folder, a folder, no name, ...).
+        """
+        check_output(path)
         lines = [
             "# bgboard calibration profile: one board under one camera",
             f"version = {PROFILE_VERSION}",
@@ -140,43 +149,38 @@ class Profile:
             rows = ", ".join("[" + ", ".join(f"{v:.6g}" for v in row) + "]" for row in model.cov)
             lines.append(f"cov = [{rows}]")
             lines.append("")
-        Path(path).write_text("\n".join(lines), encoding="utf-8")
+        try:
+            Path(path).write_text("\n".join(lines), encoding="utf-8")
+        except OSError as exc:
+            raise ProfileError(f"cannot write {_shown(path)}: {exc.strerror or exc}") from None
 
     @classmethod
     def load(cls, path: str | Path) -> Profile:
-        """Read a profile written by :meth:`save`.
+        """Read a profile written by :meth:`save`, and check it holds all the reader needs.
 
-        :raises ProfileError: the file is missing or not a profile.
+        :raises ProfileError: naming the file and what is wrong with it in words: missing, a
+            folder, empty, not TOML, a key missing or misspelt, a value of the wrong kind or
+            out of range, a model the reader needs missing.
         """
+        name = str(path)
+        where = Path(path)
+        if where.is_dir():
+            raise ProfileError(f"{name} is a folder, not a profile")
         try:
-            data: dict[str, Any] = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+            raw = where.read_bytes()
         except FileNotFoundError:
-            raise ProfileError(f"{path}: no such profile") from None
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-            raise ProfileError(f"{path}: not a TOML profile: {exc}") from None
+            raise ProfileError(f"{name}: no such profile") from None
+        except OSError as exc:
+            raise ProfileError(f"cannot read {name}: {exc.strerror or exc}") from None
+        if not raw.strip():
+            raise ProfileError(f"{name} is empty: not a profile (make one with bgboard vision calibrate)")
         try:
-            if data.get("version") != PROFILE_VERSION:
-                raise ProfileError(f"{path}: profile version {data.get('version')!r}, expected {PROFILE_VERSION}")
-            models = {
-                name: Gaussian(list(m["mean"]), [list(r) for r in m["cov"]])
-                for name, m in data.get("models", {}).items()
-            }
-            return cls(
-                image_size=(int(data["image_size"][0]), int(data["image_size"][1])),
-                corners=[(float(x), float(y)) for x, y in data["corners"]],
-                bar_fraction=float(data["bar_fraction"]),
-                models=models,
-                source=str(data.get("source", "corners")),
-                checker_fraction=float(data.get("checker_fraction", 0.92)),
-                position=str(data.get("position", "")),
-                border=[int(v) for v in data.get("border", [])],
-                cube_kind=str(data.get("cube_kind", "cube")),
-                empty_means=[[[float(v) for v in c] for c in row] for row in data.get("empty_means", [])],
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, ProfileError):
-                raise
-            raise ProfileError(f"{path}: malformed profile ({exc!r})") from None
+            data: dict[str, Any] = tomllib.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise ProfileError(f"{name} is not a profile: not a text file") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ProfileError(f"{name} is not a TOML profile: {exc}") from None
+        return _Checker(name, data).profile()
 
     def check_frame(self, image: np.ndarray, where: str = "frame") -> None:
         """Refuse a frame from another camera (another size) than the profile's.
@@ -191,10 +195,245 @@ class Profile:
             )
 
 
+#: The keys of a profile's top level, and whether the reader cannot do without them.
+_KEYS: Final = {
+    "version": True,
+    "image_size": True,
+    "corners": True,
+    "bar_fraction": True,
+    "models": True,
+    "checker_fraction": False,
+    "source": False,
+    "position": False,
+    "cube_kind": False,
+    "border": False,
+    "empty_means": False,
+}
+#: Models of a colour (L, a, b); the others are of one shape feature.
+_COLOUR_MODELS: Final = re.compile(r"(p1|p2|bar_empty|empty[01](_\d+)?)")
+_SHAPE_MODELS: Final = re.compile(r"(edge|top|ring)_p[12]|flat|no_ring")
+
+
+class _Checker:
+    """Turns a profile's parsed TOML into a :class:`Profile`, or says in words what is wrong."""
+
+    def __init__(self, name: str, data: dict[str, Any]) -> None:
+        self.name = name
+        self.data = data
+
+    def fail(self, what: str) -> ProfileError:
+        return ProfileError(f"{self.name}: {what}")
+
+    def profile(self) -> Profile:
+        data = self.data
+        unknown = [key for key in data if key not in _KEYS]
+        for key, needed in _KEYS.items():
+            if needed and key not in data:
+                guess = difflib.get_close_matches(key, unknown, n=1)
+                if guess:
+                    raise self.fail(f"missing key {key!r}; is {guess[0]!r} that key misspelt?")
+                cut = " (the file may be cut short)" if key == "models" else ""
+                raise self.fail(f"missing key {key!r}{cut}; calibrate again to make a whole profile")
+        if unknown:
+            guess = difflib.get_close_matches(unknown[0], list(_KEYS), n=1)
+            hint = f" (did you mean {guess[0]!r}?)" if guess else ""
+            raise self.fail(f"unknown key {unknown[0]!r}{hint}")
+        version = data["version"]
+        if version != PROFILE_VERSION or isinstance(version, bool):
+            raise self.fail(f"profile version {version!r}, expected {PROFILE_VERSION}; calibrate again")
+        size = self.numbers("image_size", data["image_size"], 2, "two whole numbers, width and height")
+        if any(v != int(v) or v < 16 for v in size):
+            raise self.fail(f"image_size must be two whole numbers, width and height, not {data['image_size']!r}")
+        width, height = int(size[0]), int(size[1])
+        corners = data["corners"]
+        if not isinstance(corners, list) or len(corners) != 4:
+            raise self.fail(f"corners must be four x,y pairs, not {_short(corners)}")
+        pairs = [self.numbers("corners", c, 2, "four x,y pairs") for c in corners]
+        problem = corner_problem(np.asarray(pairs, dtype=np.float64), width, height)
+        if problem:
+            raise self.fail(f"corners: {problem}")
+        bar_fraction = self.number("bar_fraction", data["bar_fraction"])
+        if not 0.0 <= bar_fraction < 0.5:
+            raise self.fail(f"bar_fraction must be from 0 to 0.5, not {bar_fraction:g}")
+        checker_fraction = self.number("checker_fraction", data.get("checker_fraction", 0.92))
+        if not 0.3 <= checker_fraction <= 1.0:
+            raise self.fail(f"checker_fraction must be from 0.3 to 1, not {checker_fraction:g}")
+        texts = {key: data.get(key, default) for key, default in (("source", "corners"), ("position", ""))}
+        texts["cube_kind"] = data.get("cube_kind", "cube")
+        for key, value in texts.items():
+            if not isinstance(value, str):
+                raise self.fail(f"{key} must be a string, not {_short(value)}")
+        if texts["cube_kind"] not in ("cube", "track"):
+            raise self.fail(f"cube_kind must be 'cube' or 'track', not {texts['cube_kind']!r}")
+        border = self.border(data.get("border", []))
+        empty_means = self.empty_means(data.get("empty_means", []))
+        models = self.models(data["models"])
+        return Profile(
+            image_size=(width, height),
+            corners=[(float(x), float(y)) for x, y in pairs],
+            bar_fraction=bar_fraction,
+            models=models,
+            source=texts["source"],
+            checker_fraction=checker_fraction,
+            position=texts["position"],
+            border=border,
+            cube_kind=texts["cube_kind"],
+            empty_means=empty_means,
+        )
+
+    def number(self, key: str, value: object, *, finite: bool = True) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(f"{key} must be a number, not {_short(value)}")
+        if finite and not math.isfinite(value):
+            raise self.fail(f"{key} must be a finite number, not {value!r}")
+        return float(value)
+
+    def numbers(self, key: str, value: object, count: int, what: str, *, finite: bool = True) -> list[float]:
+        if not isinstance(value, list) or len(value) != count:
+            raise self.fail(f"{key} must be {what}, not {_short(value)}")
+        try:
+            return [self.number(key, v, finite=finite) for v in value]
+        except ProfileError:
+            raise self.fail(f"{key} must be {what}, not {_short(value)}") from None
+
+    def border(self, value: object) -> list[int]:
+        wanted = BORDER_SIZE[0] * BORDER_SIZE[1] * 3
+        if not isinstance(value, list) or len(value) not in (0, wanted):
+            length = len(value) if isinstance(value, list) else _short(value)
+            raise self.fail(f"border must be a list of {wanted} numbers (the frame round the field), not {length}")
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 255 for v in value):
+            raise self.fail("border must hold whole numbers from 0 to 255")
+        return list(value)
+
+    def empty_means(self, value: object) -> list[list[list[float]]]:
+        if not isinstance(value, list) or len(value) not in (0, 24):
+            raise self.fail(f"empty_means must be 24 rows (one a point) of {STEPS} L,a,b colours")
+        rows = []
+        for row in value:
+            if not isinstance(row, list) or len(row) != STEPS:
+                raise self.fail(f"empty_means must be 24 rows (one a point) of {STEPS} L,a,b colours")
+            # A spot never seen bare is nan, as saved.
+            rows.append([self.numbers("empty_means", c, 3, "L,a,b colours", finite=False) for c in row])
+        return rows
+
+    def models(self, value: object) -> dict[str, Gaussian]:
+        if not isinstance(value, dict):
+            raise self.fail(f"models must be tables [models.NAME], not {_short(value)}")
+        models: dict[str, Gaussian] = {}
+        for name, table in value.items():
+            colour = _COLOUR_MODELS.fullmatch(name)
+            if not colour and not _SHAPE_MODELS.fullmatch(name):
+                raise self.fail(f"unknown model [models.{name}]")
+            if not isinstance(table, dict) or "mean" not in table or "cov" not in table:
+                raise self.fail(f"[models.{name}] must have a mean and a cov (the file may be cut short)")
+            k = 3 if colour else 1
+            mean = self.numbers(f"[models.{name}] mean", table["mean"], k, f"{k} numbers")
+            rows = table["cov"]
+            if not isinstance(rows, list) or len(rows) != k:
+                raise self.fail(f"[models.{name}] cov must be {k} rows of {k} numbers, not {_short(rows)}")
+            cov = [self.numbers(f"[models.{name}] cov", r, k, f"{k} rows of {k} numbers") for r in rows]
+            matrix = np.asarray(cov)
+            if not np.allclose(matrix, matrix.T) or np.any(np.linalg.eigvalsh(matrix) <= 0):
+                raise self.fail(f"[models.{name}] cov is not a covariance (symmetric, positive definite)")
+            models[name] = Gaussian(mean, cov)
+        for needed in ("p1", "p2"):
+            if needed not in models:
+                raise self.fail(f"missing the model [models.{needed}] (the file may be cut short); calibrate again")
+        for parity in (0, 1):
+            each = all(f"empty{parity}_{j}" in models for j in range(STEPS))
+            if f"empty{parity}" not in models and not each:
+                raise self.fail(
+                    f"missing the model [models.empty{parity}] (the file may be cut short); calibrate again"
+                )
+        return models
+
+
+def _short(value: object) -> str:
+    """A value as a profile's problem quotes it: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _shown(path: str | Path) -> str:
+    return str(path) if str(path) else "''"
+
+
+def check_output(path: str | Path) -> None:
+    """Refuse a path a profile cannot be written to, before any work is done.
+
+    :raises ProfileError: ``cannot write PATH: why``.
+    """
+    problem = output_problem(path)
+    if problem:
+        raise ProfileError(f"cannot write {_shown(path)}: {problem}")
+
+
+def corner_problem(corners: np.ndarray, width: int, height: int) -> str | None:
+    """What is wrong with four field corners (contract order) in a ``width`` x ``height`` image.
+
+    Four distinct finite points inside the image, going round a convex quadrilateral of a
+    useful size clockwise on screen: beside player 1's 13-, 24-, 1- then 12-point.
+    """
+    names = ("13-point", "24-point", "1-point", "12-point")
+    corners = np.asarray(corners, dtype=np.float64)
+    if corners.shape != (4, 2):
+        return "the corners must be four x,y pairs"
+    for (x, y), name in zip(corners, names, strict=True):
+        if not (math.isfinite(x) and math.isfinite(y)):
+            return f"the corner beside the {name} is not a number"
+        if not (0 <= x < width and 0 <= y < height):
+            return f"the corner beside the {name} ({x:.0f},{y:.0f}) is outside the {width}x{height} image"
+    close = max(4.0, 0.01 * min(width, height))
+    for i, j in itertools.combinations(range(4), 2):
+        if float(np.linalg.norm(corners[i] - corners[j])) < close:
+            x, y = corners[i]
+            return (
+                f"the corners beside the {names[i]} and the {names[j]} are the same point ({x:.0f},{y:.0f}):"
+                " give the field's four corners"
+            )
+    order = "give them in order round the field: beside the 13-, 24-, 1- then 12-point"
+    if _crossing(corners[0], corners[1], corners[2], corners[3]) or _crossing(
+        corners[1], corners[2], corners[3], corners[0]
+    ):
+        return f"two sides of the quadrilateral the corners make cross each other: {order}"
+    signed = 0.5 * sum(
+        corners[i][0] * corners[(i + 1) % 4][1] - corners[(i + 1) % 4][0] * corners[i][1] for i in range(4)
+    )
+    share = abs(signed) / (width * height)
+    if share < 0.02:
+        return (
+            f"the corners enclose {100 * share:.1f}% of the {width}x{height} image (they lie on a line, or"
+            " close together): give the playing field's four corners"
+        )
+    if not cv2.isContourConvex(corners.astype(np.float32).reshape(-1, 1, 2)):
+        return f"the corners do not make a convex quadrilateral (one lies inside the others): {order}"
+    if signed <= 0:
+        return (
+            "the corners must go round the field clockwise on screen: beside the 13-, 24-, 1- then 12-point"
+            " (top-left, top-right, bottom-right, bottom-left seen from player 1's seat)"
+        )
+    return None
+
+
+def _crossing(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray) -> bool:
+    """Whether the segments a-b and c-d cross (properly: not only touching)."""
+
+    def side(p: np.ndarray, q: np.ndarray, r: np.ndarray) -> float:
+        return float((q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0]))
+
+    return side(a, b, c) * side(a, b, d) < 0 and side(c, d, a) * side(c, d, b) < 0
+
+
 def field_homography(corners: np.ndarray) -> np.ndarray:
     """Homography from the field rectangle (FIELD_W x FIELD_H) to the four image corners."""
     field_corners = np.array([[0, 0], [FIELD_W, 0], [FIELD_W, FIELD_H], [0, FIELD_H]], dtype=np.float64)
-    h, _ = cv2.findHomography(field_corners, corners.astype(np.float64))
+    corners = np.asarray(corners, dtype=np.float64)
+    if corners.shape != (4, 2) or not np.isfinite(corners).all():
+        raise ProfileError("the corners must be four x,y pairs")
+    try:
+        h, _ = cv2.findHomography(field_corners, corners)
+    except cv2.error:
+        h = None
     if h is None:
         raise ProfileError("the four corners do not make a quadrilateral")
     return np.asarray(h, dtype=np.float64)

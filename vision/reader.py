@@ -426,16 +426,26 @@ class BoardReader:
         """
         if not self.profile.border:
             return False
+        share = float(np.count_nonzero(self.border_changes(image, cube_end))) / np.count_nonzero(border_mask(cube_end))
+        return bool(share > BORDER_SHARE)
+
+    def border_changes(self, image: np.ndarray, cube_end: str | None = None) -> np.ndarray:
+        """Where the board's frame round the field has changed since calibration (a solid patch).
+
+        A boolean mask over :func:`vision.features.border_band`'s small image; all ``False``
+        without the calibration's frame.
+        """
+        mask = border_mask(cube_end)
+        if not self.profile.border:
+            return np.zeros_like(mask)
         now = border_band(image, self.homography).astype(np.float32)
         diff = now - np.asarray(self.profile.border, dtype=np.float32).reshape(now.shape)
-        mask = border_mask(cube_end)
         # A lamp turned up or down shifts every pixel alike; only what stands out counts.
         diff -= np.median(diff[mask], axis=0)
         changed = (np.sqrt((diff**2).sum(axis=2)) > BORDER_CHANGE) & mask
         # Sensor noise and compression flip single pixels; an arm is a solid patch.
         solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        share = float(np.count_nonzero(solid)) / np.count_nonzero(mask)
-        return bool(share > BORDER_SHARE)
+        return solid.astype(bool)
 
     def _hidden_points(self, feats: dict[str, np.ndarray], under: np.ndarray | None = None) -> set[int]:
         """Points with several samples unlike anything on this board (a hand over them).
