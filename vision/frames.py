@@ -24,6 +24,7 @@ import glob
 import os
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -183,15 +184,71 @@ class PiCamera(_Base):
 
 
 def read_image(path: str | os.PathLike[str]) -> np.ndarray:
-    """Read an image file as BGR, with a clear error when it cannot be read."""
+    """Read an image file as BGR.
+
+    :raises CameraError: one line naming the file and what is wrong: missing, a folder, empty,
+        unreadable, or not an image OpenCV can decode (OpenCV's own warnings are kept quiet).
+    """
     text = str(path)
+    if not text:
+        raise CameraError("no image file given")
+    if os.path.isdir(text):
+        raise CameraError(f"{text} is a folder, not an image")
     if not os.path.exists(text):
         raise CameraError(f"{text}: no such file")
-    data = np.fromfile(text, dtype=np.uint8)
-    image = cv2.imdecode(data, cv2.IMREAD_COLOR) if data.size else None
+    try:
+        data = np.fromfile(text, dtype=np.uint8)
+    except OSError as exc:
+        raise CameraError(f"cannot read {text}: {exc.strerror or exc}") from None
+    if data.size == 0:
+        raise CameraError(f"{text} is empty")
+    with quiet_opencv():
+        image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     if image is None:
-        raise CameraError(f"{text}: not an image OpenCV can read")
+        raise CameraError(f"{text} is not an image OpenCV can read (PNG, JPEG, BMP, TIFF, WebP), or it is cut short")
     return image
+
+
+@contextmanager
+def quiet_opencv() -> Iterator[None]:
+    """Keep OpenCV's own log lines (``[ WARN:0@...] ... PNG input buffer is incomplete``) off
+    the terminal while decoding a file that may be bad: our error says it in one line."""
+    level = cv2.utils.logging.getLogLevel()
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    try:
+        yield
+    finally:
+        cv2.utils.logging.setLogLevel(level)
+
+
+def output_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why a new file cannot be written at ``path`` (``None`` when it looks writable).
+
+    Checked before any work is done: no name at all, a folder, a missing folder, a "folder"
+    that is a file, a folder one may not write into.
+    """
+    text = os.fspath(path)
+    if not text.strip():
+        return "no file name given"
+    target = Path(text)
+    if target.is_dir() or text.endswith(("/", os.sep)):
+        return "it is a folder; give a file name"
+    folder = target.parent
+    # The nearest folder that exists: a file there means the path runs through a file.
+    probe = folder
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe != folder:
+        if not probe.is_dir():
+            return f"{probe} is a file, not a folder"
+        return f"no such folder {folder}"
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if target.exists() and not os.access(target, os.W_OK):
+        return "permission denied"
+    if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        return f"permission denied in {folder}"
+    return None
 
 
 def _options(query: str) -> dict[str, str]:

@@ -10,6 +10,9 @@ Each marker is stuck on the board's frame with its corner nearest the middle of 
 touching the field's corner (:func:`vision.calibration.find_markers` takes that corner); which
 way up a marker lies does not matter.
 
+The sheet is written as PNG, JPEG or PDF, as the file's suffix says. :func:`hide_markers` and
+:func:`on_marker` keep the dice reader from taking a marker's black and white cells for a die.
+
 >>> sheet = marker_sheet(size_mm=30, paper="a4", dpi=100)
 >>> sheet.shape
 (1169, 827)
@@ -26,6 +29,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import MARKER_DICTIONARY
+from vision.frames import output_problem
 
 #: Paper sizes in millimetres, portrait (width, height).
 PAPER_MM: Final = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
@@ -216,14 +220,107 @@ def _pdf(image: np.ndarray, paper: str) -> bytes:
     return bytes(out)
 
 
-def write_marker_sheet(path: str | Path, size_mm: float = 30.0, paper: str = "a4", dpi: int = 300) -> Path:
-    """Write the sheet to ``path``: a PDF when the name ends in ``.pdf``, else a PNG.
+#: The kinds of file the sheet is written as, by the name's suffix.
+SHEET_SUFFIXES: Final = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".pdf": "PDF"}
 
-    :raises ValueError: see :func:`marker_sheet`.
-    :raises OSError: the file cannot be written.
+
+def _jpeg_with_dpi(image: np.ndarray, dpi: int) -> bytes:
+    """JPEG bytes (quality 95) whose JFIF header carries the resolution, as the PNG's pHYs does."""
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    if not ok:
+        raise ValueError("OpenCV could not encode the sheet as JPEG")
+    data = bytearray(encoded.tobytes())
+    # SOI, APP0 marker and length, "JFIF\0", version; then units (1: per inch), x and y density.
+    if data[6:11] == b"JFIF\x00":
+        data[13:18] = struct.pack(">BHH", 1, dpi, dpi)
+    return bytes(data)
+
+
+def write_marker_sheet(path: str | Path, size_mm: float = 30.0, paper: str = "a4", dpi: int = 300) -> Path:
+    """Write the sheet to ``path`` in the kind of file its suffix names: ``.png``, ``.jpg`` or
+    ``.jpeg``, ``.pdf`` (either case); each carries the resolution, so it prints at the size asked.
+
+    :raises ValueError: see :func:`marker_sheet`; or ``cannot write PATH: why``: no name, a
+        folder, a missing folder, no permission, a suffix that names none of those kinds.
     """
     target = Path(path)
+    shown = str(path) if str(path) else "''"
+    problem = output_problem(path)
+    if problem:
+        raise ValueError(f"cannot write {shown}: {problem}")
+    kind = SHEET_SUFFIXES.get(target.suffix.lower())
+    if kind is None:
+        what = f"the suffix {target.suffix!r}" if target.suffix else "a name without a suffix"
+        raise ValueError(
+            f"cannot write {shown}: {what} names no kind of sheet; end the name in .png, .jpg (or .jpeg) or .pdf"
+        )
     sheet = marker_sheet(size_mm, paper, dpi)
-    data = _pdf(sheet, paper) if target.suffix.lower() == ".pdf" else _png_with_dpi(sheet, dpi)
-    target.write_bytes(data)
+    if kind == "PDF":
+        data = _pdf(sheet, paper)
+    elif kind == "JPEG":
+        data = _jpeg_with_dpi(sheet, dpi)
+    else:
+        data = _png_with_dpi(sheet, dpi)
+    try:
+        target.write_bytes(data)
+    except OSError as exc:
+        raise ValueError(f"cannot write {shown}: {exc.strerror or exc}") from None
     return target
+
+
+# -- markers in a photo ----------------------------------------------------------------------
+
+#: How far round a marker its white margin reaches, as a share of the marker's side on each
+#: side (the sheet's is 1.5 cells of 6, a quarter; the margin left round a marker stuck on a
+#: board is often less).
+MARKER_MARGIN: Final = 0.3
+
+
+def marker_quads(image: np.ndarray) -> list[np.ndarray]:
+    """Every ArUco marker of :data:`vision.calibration.MARKER_DICTIONARY` in ``image`` (any id):
+    its four corners in pixels (4 x 2)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+    detector = cv2.aruco.ArucoDetector(
+        cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY), cv2.aruco.DetectorParameters()
+    )
+    found, _, _ = detector.detectMarkers(grey)
+    return [np.asarray(quad, dtype=np.float64).reshape(4, 2) for quad in found]
+
+
+def _grown(quad: np.ndarray, share: float) -> np.ndarray:
+    centre = quad.mean(axis=0)
+    return np.asarray(centre + (quad - centre) * (1.0 + 2.0 * share), dtype=np.float64)
+
+
+def hide_markers(image: np.ndarray, quads: list[np.ndarray]) -> np.ndarray:
+    """A copy of ``image`` with each marker, and its white margin, painted over in the colour
+    round it (the board's frame, the paper): nothing there to take for a die's pips."""
+    if not quads:
+        return image
+    out = image.copy()
+    for quad in quads:
+        inner = np.round(_grown(quad, MARKER_MARGIN)).astype(np.int32)
+        outer = np.round(_grown(quad, MARKER_MARGIN + 0.2)).astype(np.int32)
+        ring = np.zeros(image.shape[:2], dtype=np.uint8)
+        cv2.fillPoly(ring, [outer], 1)
+        cv2.fillPoly(ring, [inner], 0)
+        colour = np.median(image[ring.astype(bool)], axis=0) if ring.any() else 255
+        fill = tuple(float(v) for v in np.atleast_1d(colour))
+        cv2.fillPoly(out, [inner], fill if image.ndim == 3 else fill[0])
+    return out
+
+
+def on_marker(box: tuple[float, float, float, float], quads: list[np.ndarray]) -> bool:
+    """Whether a box ``(x, y, w, h)`` lies mostly on a marker or its white margin (a quarter of
+    the box or more), or has its centre there."""
+    x, y, w, h = (float(v) for v in box)
+    rect = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], dtype=np.float32)
+    for quad in quads:
+        grown = _grown(quad, MARKER_MARGIN).astype(np.float32)
+        if cv2.pointPolygonTest(grown, (x + w / 2, y + h / 2), False) >= 0:
+            return True
+        # Both convex: their overlap is convex too.
+        shared, _ = cv2.intersectConvexConvex(rect, cv2.convexHull(grown))
+        if w * h > 0 and shared >= 0.25 * w * h:
+            return True
+    return False

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import struct
 from pathlib import Path
 
@@ -11,8 +13,11 @@ import numpy as np
 import pytest
 
 from bgboard.cli import main
+from engine.position import Position
 from vision.calibration import check_corners, find_markers
-from vision.markers import PAPER_MM, marker_sheet, mm_to_px, write_marker_sheet
+from vision.dice import read_dice
+from vision.markers import PAPER_MM, marker_quads, marker_sheet, mm_to_px, on_marker, write_marker_sheet
+from vision.render import DieSpec, Scene, render
 
 
 def _marker_sides(sheet: np.ndarray) -> list[float]:
@@ -88,3 +93,77 @@ def test_the_command_writes_the_sheet_and_says_where_each_marker_goes(
     image = cv2.imread(str(out), cv2.IMREAD_GRAYSCALE)
     assert image is not None and find_markers(image).shape == (4, 2)
     assert main(["vision", "markers", "-o", str(out), "--size-mm", "500"]) == 1
+
+
+# -- the kind of file, and paths that cannot be written --------------------------------------
+
+
+def test_the_sheet_is_written_in_the_kind_of_file_its_suffix_names(tmp_path: Path) -> None:
+    jpeg = write_marker_sheet(tmp_path / "m.jpg", 30, "a4", 150).read_bytes()
+    assert jpeg[:3] == b"\xff\xd8\xff" and jpeg[6:11] == b"JFIF\x00"
+    # The JFIF header carries the resolution: units 1 (dots per inch), 150 by 150.
+    assert struct.unpack(">BHH", jpeg[13:18]) == (1, 150, 150)
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert image is not None and find_markers(image).shape == (4, 2)
+    assert write_marker_sheet(tmp_path / "m.JPEG", 30, "a4", 150).read_bytes()[:3] == b"\xff\xd8\xff"
+    assert write_marker_sheet(tmp_path / "m.PDF", 30, "a4", 150).read_bytes().startswith(b"%PDF-1.4")
+    assert write_marker_sheet(tmp_path / "m.PNG", 30, "a4", 150).read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("m.txt", r"the suffix '\.txt' names no kind of sheet; end the name in \.png, \.jpg \(or \.jpeg\) or \.pdf"),
+        ("m", r"a name without a suffix names no kind of sheet"),
+        ("nope/m.png", r"no such folder .*nope"),
+        ("afile/m.png", r"afile is a file, not a folder"),
+        (".", r"it is a folder"),
+        ("", r"no file name given"),
+    ],
+)
+def test_a_sheet_that_cannot_be_written_says_why_in_one_line(
+    name: str, reason: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "afile").write_text("x")
+    target = str(tmp_path / name) if name else ""
+    assert main(["vision", "markers", "-o", target, "--dpi", "100"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"bgboard: error: cannot write {target or repr('')}: "), err
+    assert re.search(reason, err) and len(err.splitlines()) == 1
+    if name in ("m.txt", "m"):
+        assert not (tmp_path / name).exists()
+
+
+# -- markers are no dice ---------------------------------------------------------------------
+
+
+def _dice_boxes(path: Path, capsys: pytest.CaptureFixture[str]) -> list[list[int]]:
+    assert main(["vision", "dice", str(path), "--json"]) == 0
+    return [d["box"] for d in json.loads(capsys.readouterr().out)["dice"]]
+
+
+def test_the_markers_on_the_printed_sheet_are_no_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = write_marker_sheet(tmp_path / "markers.png", 30, "a4", 150)
+    quads = marker_quads(cv2.imread(str(path)))
+    assert len(quads) == 4
+    boxes = _dice_boxes(path, capsys)
+    assert not [box for box in boxes if on_marker(box, quads)]
+    # Before, the reader found dice on the markers themselves.
+    sheet = cv2.imread(str(path))
+    assert any(on_marker(d.box, quads) for d in read_dice(sheet))
+
+
+def test_the_corner_markers_in_a_frame_are_no_dice_and_the_dice_still_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    start = tuple(Position.STARTING.to_absolute(1)[0])
+    shot = render(Scene(points=start, dice=(DieSpec(3), DieSpec(5))), seed=3)
+    path = tmp_path / "frame.png"
+    cv2.imwrite(str(path), shot.image)
+    quads = marker_quads(shot.image)
+    assert len(quads) == 4
+    assert any(on_marker(d.box, quads) for d in read_dice(shot.image))
+    boxes = _dice_boxes(path, capsys)
+    assert not [box for box in boxes if on_marker(box, quads)]
+    for x, y, w, h in shot.dice_boxes:
+        assert any(abs(bx + bw / 2 - x - w / 2) < w and abs(by + bh / 2 - y - h / 2) < h for bx, by, bw, bh in boxes)
