@@ -250,11 +250,14 @@ def check_calibration(
     tolerance: float = CORNER_TOLERANCE,
     source: str | None = None,
 ) -> CheckResult:
-    """The calibration profile: present, made for this camera's resolution, and still where the board is.
+    """The calibration profile: present and whole, made for this camera's resolution, still where
+    the board is, and reading the camera's frame with confidence.
 
     With the corner markers in view, each marker's field corner must lie within ``tolerance``
     pixels of the profile's; without them, the board's frame round the field must still look as
-    it did at calibration (:data:`BORDER_TOLERANCE`).
+    it did at calibration (:data:`BORDER_TOLERANCE`). Then the frame is read with the profile
+    (:func:`vision.calibration.verify`): a reading that is occluded (a hand over the board now,
+    or a profile made from a frame with one) or under its confidence floor is a problem.
     """
     camera = source or "the camera"
     recalibrate = (
@@ -280,7 +283,18 @@ def check_calibration(
         profile.check_frame(frame, f"a frame of {camera}")
     except ProfileError as exc:
         return CheckResult("calibration", "problem", str(exc), recalibrate)
+    placed = _placed(profile, profile_path, frame, tolerance, recalibrate)
+    if placed.status == "problem":
+        return placed
+    read = _reads(profile, profile_path, frame, camera, recalibrate)
+    if read.status == "problem":
+        return CheckResult(read.name, read.status, read.message, read.fix, {**placed.details, **read.details})
+    message = f"{placed.message}; {read.message}"
+    return CheckResult(placed.name, placed.status, message, placed.fix, {**placed.details, **read.details})
 
+
+def _placed(profile: Any, profile_path: Path, frame: np.ndarray, tolerance: float, recalibrate: str) -> CheckResult:
+    """The profile's corners against the markers in ``frame``, or its frame round the field."""
     import numpy as np
 
     from vision.calibration import CalibrationError, find_markers
@@ -322,6 +336,42 @@ def check_calibration(
             details,
         )
     return _ok("calibration", f"{profile_path}: the board's frame is where the profile has it", **details)
+
+
+def _reads(profile: Any, profile_path: Path, frame: np.ndarray, camera: str, recalibrate: str) -> CheckResult:
+    """Read ``frame`` with the profile: a problem when occluded or not confident."""
+    from vision.calibration import SELF_READ_CONFIDENCE, CalibrationError, verify
+    from vision.dice import DiceModelError
+
+    try:
+        reading = verify(profile, frame)
+    except DiceModelError as exc:
+        return CheckResult("calibration", "problem", f"cannot read the board: {exc}", "reinstall bgboard")
+    except CalibrationError as exc:
+        details: dict[str, object] = {"reads": exc.kind}
+        if exc.kind == "occluded":
+            return CheckResult(
+                "calibration",
+                "problem",
+                f"a frame of {camera} read with {profile_path}: {exc}",
+                "clear the board and run bgboard doctor again; if it still reads so, the profile was made from"
+                f" a frame with something over the board (or the board has changed): calibrate again: {recalibrate}",
+                details,
+            )
+        return CheckResult(
+            "calibration",
+            "problem",
+            f"a frame of {camera} read with {profile_path}: {exc}",
+            "set the board in the starting position, lit as when playing, and run bgboard doctor again; if it"
+            f" still reads so, calibrate again: {recalibrate}",
+            details,
+        )
+    return _ok(
+        "calibration",
+        f"the frame reads at confidence {reading.confidence:.3f}",
+        confidence=round(reading.confidence, 3),
+        confidence_floor=SELF_READ_CONFIDENCE,
+    )
 
 
 def _border_change(profile: Any, frame: np.ndarray) -> float:
@@ -402,7 +452,12 @@ def check_leds(
     try:
         link = open_link(url, layout, opener=opener, boot_timeout=min(timeout, 3.0))
     except PanelError as exc:
-        return CheckResult("leds", "problem", str(exc), "pip install pyserial, or correct leds.layout")
+        return CheckResult(
+            "leds",
+            "problem",
+            str(exc),
+            "plug in the LED controller, or correct leds.panel (bgboard devices lists the ports)",
+        )
     try:
         answered = link.wait_connected(timeout)
         info = link.device

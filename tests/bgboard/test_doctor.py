@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -34,9 +35,11 @@ from bgboard.doctor import (
     check_user,
     exit_status,
 )
+from engine.position import Position
 from firmware_bridge import protocol
 from firmware_bridge.emulator import Build, Emulator, EmulatorError, build_emulator
 from tests.bgboard.rendered_table import CAMERA, LIGHTING, START, STYLE, save_profile
+from vision.calibration import calibrate
 from vision.render import Camera, Scene, render
 
 # The emulator build and the rendered frames are made once per worker: keep these tests together.
@@ -46,6 +49,15 @@ pytestmark = pytest.mark.xdist_group("doctor")
 @pytest.fixture(scope="module")
 def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return save_profile(tmp_path_factory.mktemp("profile") / "board.toml")
+
+
+@pytest.fixture(scope="module")
+def bare_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A profile of the same board without corner markers on its frame."""
+    shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, markers=False, seed=1)
+    path = tmp_path_factory.mktemp("bare") / "board.toml"
+    calibrate(shot.image, shot.corners, check=True).save(path)
+    return path
 
 
 def _frame(tmp_path: Path, camera: Camera = CAMERA, markers: bool = True, name: str = "frame.png") -> Path:
@@ -122,12 +134,67 @@ def test_a_moved_camera_no_longer_matches_the_profile(tmp_path: Path, profile: P
     assert "bgboard vision calibrate" in result.fix
 
 
-def test_without_markers_the_board_frame_is_compared(tmp_path: Path, profile: Path) -> None:
+def test_without_markers_the_board_frame_is_compared(tmp_path: Path, bare_profile: Path, profile: Path) -> None:
     still = cv2.imread(str(_frame(tmp_path, markers=False)))
-    assert check_calibration(profile, still).status == "ok"
+    assert check_calibration(bare_profile, still).status == "ok"
     moved = cv2.imread(str(_frame(tmp_path, Camera(offset=(0.05, 0.04), rotation=3.0), markers=False)))
-    result = check_calibration(profile, moved)
+    result = check_calibration(bare_profile, moved)
     assert result.status == "problem" and result.details["method"] == "frame"
+    # Markers taken off after calibration: every frame would read as an arm over the frame.
+    result = check_calibration(profile, still)
+    assert result.status == "problem" and "occluded" in result.message, result.line()
+
+
+# -- the calibration reads the frame ---------------------------------------------------------
+
+
+def test_the_frame_reads_with_confidence_with_a_good_profile(tmp_path: Path, profile: Path) -> None:
+    result = check_calibration(profile, cv2.imread(str(_frame(tmp_path))))
+    assert result.status == "ok" and "reads at confidence" in result.message
+    assert float(str(result.details["confidence"])) >= float(str(result.details["confidence_floor"]))
+
+
+def test_a_profile_made_with_a_hand_over_the_board_is_a_problem(tmp_path: Path) -> None:
+    # What bgboard vision calibrate refuses now, made without the check: every clean frame
+    # then read as occluded, and doctor said "ok calibration ... within 0.0 px".
+    hand = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, hand=True, seed=5)
+    path = tmp_path / "handcal.toml"
+    calibrate(hand.image, hand.corners).save(path)
+    result = check_calibration(path, cv2.imread(str(_frame(tmp_path))), source="file:frame.png")
+    assert result.status == "problem", result.line()
+    assert re.search(r"reads as occluded \(a hand or an object over .* near \d+,\d+-\d+,\d+\)", result.message)
+    assert "bgboard vision calibrate" in result.fix and result.details["reads"] == "occluded"
+
+
+def test_a_hand_over_the_board_now_is_a_problem(tmp_path: Path, profile: Path) -> None:
+    hand = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, hand=True, seed=5).image
+    result = check_calibration(profile, hand)
+    assert result.status == "problem" and "occluded" in result.message
+    assert "clear the board" in result.fix and "bgboard vision calibrate" in result.fix
+
+
+def test_a_frame_that_does_not_read_with_confidence_is_a_problem(tmp_path: Path) -> None:
+    # A profile learnt from the start photo said to show another position: it reads the start
+    # as nothing sure.
+    shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, seed=1)
+    path = tmp_path / "wrongpos.toml"
+    calibrate(shot.image, shot.corners, position=Position.from_id("AL7vAwAAvu8DAA")).save(path)
+    result = check_calibration(path, cv2.imread(str(_frame(tmp_path))))
+    assert result.status == "problem", result.line()
+    assert "reads with confidence" in result.message and "bgboard vision calibrate" in result.fix
+
+
+def test_a_malformed_profile_is_a_problem(tmp_path: Path, profile: Path) -> None:
+    frame = cv2.imread(str(_frame(tmp_path)))
+    cut = tmp_path / "trunc.toml"
+    cut.write_bytes(profile.read_bytes()[:200])
+    result = check_calibration(cut, frame)
+    assert result.status == "problem" and "missing key 'models'" in result.message
+    assert "bgboard vision calibrate" in result.fix
+    bad = tmp_path / "badcorners.toml"
+    bad.write_text(re.sub(r"(?m)^corners = .*$", "corners = [[1,2]]", profile.read_text()))
+    result = check_calibration(bad, frame)
+    assert result.status == "problem" and "corners must be four x,y pairs" in result.message
 
 
 def test_another_resolution_a_missing_profile_and_none_set_are_problems(tmp_path: Path, profile: Path) -> None:
