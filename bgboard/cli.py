@@ -310,14 +310,19 @@ def _vision_errors() -> tuple[type[Exception], ...]:
 
 
 def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
-    """Calibrate a board from an image of a known position; write the profile."""
+    """Calibrate a board from an image of a known position; write the profile.
+
+    The new profile must read the image back as the position, with confidence and nothing over
+    the board: else nothing is written and the error says why and where in the image."""
     from vision.calibration import calibrate, parse_corners
     from vision.frames import read_image
+    from vision.profile import check_output
 
+    check_output(args.output)
     image = read_image(args.image)
     corners = None if args.markers else parse_corners(args.corners)
     position = Position.from_id(args.position) if args.position else None
-    profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width)
+    profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width, check=True)
     profile.save(args.output)
     out.write(
         f"calibrated from {args.image}: field corners from {profile.source},"
@@ -350,11 +355,16 @@ def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_vision_dice(args: argparse.Namespace, out: TextIO) -> int:
-    """Find and read the six-sided dice in any top-down photo."""
+    """Find and read the six-sided dice in any top-down photo (ArUco markers in it are no dice)."""
     from vision.dice import read_dice
     from vision.frames import read_image
+    from vision.markers import hide_markers, marker_quads, on_marker
 
-    dice = read_dice(read_image(args.image))
+    image = read_image(args.image)
+    # The corner markers' black and white cells look like pips: they are painted over first,
+    # and anything still found on one is dropped.
+    quads = marker_quads(image)
+    dice = [d for d in read_dice(hide_markers(image, quads)) if not on_marker(d.box, quads)]
     if args.json:
         records = [{"value": d.value, "box": list(d.box), "confidence": round(d.confidence, 4)} for d in dice]
         out.write(json.dumps({"dice": records}) + "\n")
@@ -453,7 +463,8 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def cmd_vision_markers(args: argparse.Namespace, out: TextIO) -> int:
-    """Write a printable sheet of the four ArUco corner markers (PNG, or PDF when FILE ends in .pdf)."""
+    """Write a printable sheet of the four ArUco corner markers: PNG, JPEG or PDF, as FILE's
+    suffix says (.png, .jpg or .jpeg, .pdf)."""
     from vision.markers import place_words, write_marker_sheet
 
     try:
@@ -816,7 +827,9 @@ def build_parser() -> argparse.ArgumentParser:
     vision = sub.add_parser("vision", help="the camera: calibrate a board, read a frame, read dice")
     vsub = vision.add_subparsers(dest="vision_command", required=True, metavar="COMMAND")
     p = vsub.add_parser(
-        "calibrate", help="make a board profile from an image", description=cmd_vision_calibrate.__doc__
+        "calibrate",
+        help="make a board profile from an image, checked by reading the image back",
+        description=cmd_vision_calibrate.__doc__,
     )
     p.add_argument("image", help="an image of the board showing a known position")
     where = p.add_mutually_exclusive_group(required=True)
@@ -843,7 +856,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = vsub.add_parser(
         "markers", help="a printable sheet of the four corner markers", description=cmd_vision_markers.__doc__
     )
-    p.add_argument("-o", "--output", required=True, help="the sheet to write: FILE.png, or FILE.pdf")
+    p.add_argument("-o", "--output", required=True, help="the sheet to write: FILE.png, FILE.jpg or FILE.pdf")
     p.add_argument("--size-mm", type=float, default=30.0, help="each marker's side in mm (default 30)")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the paper size (default a4)")
     p.add_argument("--dpi", type=int, default=300, help="the printer's resolution (default 300)")
