@@ -462,6 +462,22 @@ def cmd_devices(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+def cmd_vision_sample(args: argparse.Namespace, out: TextIO) -> int:
+    """Write sample camera photos to try the camera commands on without a camera: start.png to
+    calibrate from, and photos/ with one photo per scene of the demo's game, for replay --hold."""
+    from bgboard.samples import write_samples
+
+    folder = Path(args.folder)
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"{folder} is a file, not a folder")
+    samples = write_samples(folder, moves=args.moves)
+    out.write(f"wrote {samples.start}: the starting position, with the corner markers, to calibrate from\n")
+    out.write(f"wrote {len(samples.photos)} photos in {folder / 'photos'}, one a scene:\n")
+    for path, caption in zip(samples.photos, samples.captions, strict=True):
+        out.write(f"  {path.name}  {caption}\n")
+    return 0
+
+
 def cmd_vision_markers(args: argparse.Namespace, out: TextIO) -> int:
     """Write a printable sheet of the four ArUco corner markers: PNG, JPEG or PDF, as FILE's
     suffix says (.png, .jpg or .jpeg, .pdf)."""
@@ -861,6 +877,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the paper size (default a4)")
     p.add_argument("--dpi", type=int, default=300, help="the printer's resolution (default 300)")
     p.set_defaults(func=cmd_vision_markers)
+    p = vsub.add_parser(
+        "sample", help="sample photos to try the camera commands on", description=cmd_vision_sample.__doc__
+    )
+    p.add_argument("folder", help="the folder to write start.png and photos/ into (made if missing)")
+    p.add_argument("--moves", type=counting, default=4, help="how many moves of the demo's game (default 4)")
+    p.set_defaults(func=cmd_vision_sample)
 
     p = sub.add_parser("demo", help="referee a real game on a rendered board", description=cmd_demo.__doc__)
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")

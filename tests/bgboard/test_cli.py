@@ -236,3 +236,15 @@ def test_demo_out_naming_a_file_is_refused(tmp_path: Path, capsys: pytest.Captur
     assert run(["demo", "--leds", "none", "--out", str(plain)])[0] == 1
     assert f"--out {plain} is a file, not a folder" in capsys.readouterr().err
     assert plain.read_text(encoding="utf-8") == "mine\n"
+
+
+def test_vision_sample_refuses_a_file_and_makes_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plain = tmp_path / "plain.txt"
+    plain.write_text("mine\n", encoding="utf-8")
+    assert run(["vision", "sample", str(plain)])[0] == 1
+    assert f"{plain} is a file, not a folder" in capsys.readouterr().err
+    status, text = run(["vision", "sample", str(tmp_path / "new" / "samples"), "--moves", "1"])
+    assert status == 0
+    photos = sorted((tmp_path / "new" / "samples" / "photos").iterdir())
+    assert [p.name for p in photos] == ["01.png", "02.png", "03.png"]
+    assert "03.png  hbaltaci61 plays 24/23 13/8" in text
