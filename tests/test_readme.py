@@ -25,8 +25,8 @@ from engine.match import Double, Drop, MatchOptions, Move, OpeningRoll, Take
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 
-#: Examples that need what a test machine has not: a board's photos, an LED controller on USB.
-NEEDS_HARDWARE = {"replay", "leds"}
+#: Examples that need what a test machine has not: an LED controller on USB.
+NEEDS_HARDWARE = {"leds"}
 
 
 def sessions() -> list[tuple[int, list[str]]]:
