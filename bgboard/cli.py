@@ -65,6 +65,14 @@ def not_negative(text: str) -> float:
     return value
 
 
+def fraction(text: str) -> float:
+    """An option's value that must be a finite number from 0 up to (not including) 1."""
+    value = _number(text)
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"must be from 0 up to 1, not {text}")
+    return value
+
+
 def counting(text: str) -> int:
     """An option's value that must be a whole number, 1 or more."""
     value = int(_number(text, integer=True))
@@ -856,7 +864,7 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--markers", action="store_true", help="find the four ArUco corner markers")
     p.add_argument("--position", help="Position ID of what the image shows, player 1 on roll (default: the start)")
     p.add_argument(
-        "--bar-width", type=float, help="the bar's width as a fraction of the field's (0: none); default: measured"
+        "--bar-width", type=fraction, help="the bar's width as a fraction of the field's (0: none); default: measured"
     )
     p.add_argument("-o", "--output", required=True, help="the profile to write (TOML)")
     p.set_defaults(func=cmd_vision_calibrate)
@@ -873,9 +881,9 @@ def build_parser() -> argparse.ArgumentParser:
         "markers", help="a printable sheet of the four corner markers", description=cmd_vision_markers.__doc__
     )
     p.add_argument("-o", "--output", required=True, help="the sheet to write: FILE.png, FILE.jpg or FILE.pdf")
-    p.add_argument("--size-mm", type=float, default=30.0, help="each marker's side in mm (default 30)")
+    p.add_argument("--size-mm", type=positive, default=30.0, help="each marker's side in mm (default 30)")
     p.add_argument("--paper", choices=("a4", "letter"), default="a4", help="the paper size (default a4)")
-    p.add_argument("--dpi", type=int, default=300, help="the printer's resolution (default 300)")
+    p.add_argument("--dpi", type=counting, default=300, help="the printer's resolution (default 300)")
     p.set_defaults(func=cmd_vision_markers)
     p = vsub.add_parser(
         "sample", help="sample photos to try the camera commands on", description=cmd_vision_sample.__doc__

@@ -220,6 +220,9 @@ def test_bad_dice_are_one_line(dice: str, capsys: pytest.CaptureFixture[str]) ->
         ["doctor", "--timeout", "nan"],
         ["replay", "x", "--hold", "0"],
         ["leds", "check", "--port", "loop://", "--step-ms", "-1"],
+        ["vision", "markers", "-o", "m.png", "--size-mm", "0"],
+        ["vision", "markers", "-o", "m.png", "--dpi", "inf"],
+        ["vision", "calibrate", "x.png", "--markers", "-o", "p.toml", "--bar-width", "1.5"],
     ],
 )
 def test_bad_numbers_are_usage_errors(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
