@@ -255,18 +255,59 @@ def _options(query: str) -> dict[str, str]:
     return {key: values[-1] for key, values in parse_qs(query).items()}
 
 
+#: The options a frame source address may carry, by kind.
+_OPTIONS: dict[str, tuple[str, ...]] = {
+    "picamera2": ("width", "height", "fps"),
+    "capture": ("width", "height", "fps"),
+    "file": ("fps", "loop"),
+}
+
+
+def _index(url: str, text: str) -> int:
+    """A camera's number in an address: 0 to 63 (OpenCV crashes on a negative one)."""
+    if not text.isdigit() or int(text) > 63:
+        raise CameraError(f"{url}: the camera's number is 0 to 63, not {text!r}")
+    return int(text)
+
+
+def _check_options(url: str, options: dict[str, str], kind: str) -> None:
+    known = _OPTIONS[kind]
+    for key, value in options.items():
+        if key not in known:
+            raise CameraError(f"{url}: unknown option {key!r} (this source takes {', '.join(known)})")
+        if key == "loop":
+            if value not in ("0", "1", "true", "false", "yes", "no"):
+                raise CameraError(f"{url}: loop is 1 or 0, not {value!r}")
+            continue
+        try:
+            number = float(value)
+        except ValueError:
+            number = -1.0
+        if not (0 < number < 100_000):
+            raise CameraError(f"{url}: {key} is a positive number, not {value!r}")
+
+
 def open_source(url: str) -> FrameSource:
-    """Open the frame source that ``url`` names (see the module docstring)."""
+    """Open the frame source that ``url`` names (see the module docstring).
+
+    :raises CameraError: the address is malformed or the source cannot be opened, in words.
+    """
+    if not url.strip():
+        raise CameraError("no frame source named (an empty address)")
     parts = urlsplit(url)
     options = _options(parts.query)
     scheme = parts.scheme.lower()
     if scheme == "picamera2":
-        return PiCamera(url, int(parts.netloc or parts.path.strip("/") or 0), options)
+        _check_options(url, options, "picamera2")
+        return PiCamera(url, _index(url, parts.netloc or parts.path.strip("/") or "0"), options)
     if scheme == "v4l2":
+        _check_options(url, options, "capture")
         return OpenCVCapture(url, parts.path or "/dev/video0", options, is_file=False)
     if scheme == "usb":
-        return OpenCVCapture(url, int(parts.path or parts.netloc or 0), options, is_file=False)
+        _check_options(url, options, "capture")
+        return OpenCVCapture(url, _index(url, parts.path or parts.netloc or "0"), options, is_file=False)
     if scheme == "video":
+        _check_options(url, options, "capture")
         return OpenCVCapture(url, parts.netloc + parts.path, options, is_file=True)
     if scheme == "file":
         pattern = parts.netloc + parts.path
@@ -275,10 +316,10 @@ def open_source(url: str) -> FrameSource:
         options = _options(url.split("?", 1)[1]) if "?" in url else {}
     else:
         raise CameraError(f"{url}: unknown kind of frame source {scheme!r} (picamera2, v4l2, usb, video, file)")
-    if pattern.startswith("/dev/video"):
-        return OpenCVCapture(url, pattern, options, is_file=False)
-    if pattern.lower().endswith(VIDEO_EXTENSIONS):
-        return OpenCVCapture(url, pattern, options, is_file=True)
+    if pattern.startswith("/dev/video") or pattern.lower().endswith(VIDEO_EXTENSIONS):
+        _check_options(url, options, "capture")
+        return OpenCVCapture(url, pattern, options, is_file=not pattern.startswith("/dev/video"))
+    _check_options(url, options, "file")
     if os.path.isdir(pattern):
         paths = sorted(str(p) for p in Path(pattern).iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS)
     else:

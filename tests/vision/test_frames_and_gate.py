@@ -117,3 +117,22 @@ def test_the_gate_warps_only_the_field() -> None:
     small = gate.small_field(_board(0))
     assert small.shape == (80, 96)
     assert FIELD_W > FIELD_H
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("usb:-1", "the camera's number is 0 to 63, not '-1'"),
+        ("usb:abc", "the camera's number is 0 to 63, not 'abc'"),
+        ("usb:99999999999", "the camera's number is 0 to 63"),
+        ("picamera2://x", "the camera's number is 0 to 63, not 'x'"),
+        ("file:/tmp/*.png?loop=abc", "loop is 1 or 0, not 'abc'"),
+        ("file:/tmp/*.png?bogus=1", "unknown option 'bogus' (this source takes fps, loop)"),
+        ("usb:0?width=wide", "width is a positive number, not 'wide'"),
+        ("", "no frame source named"),
+    ],
+)
+def test_a_malformed_address_is_named_before_anything_opens(url: str, said: str) -> None:
+    with pytest.raises(CameraError) as caught:
+        open_source(url)
+    assert said in str(caught.value)
