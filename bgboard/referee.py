@@ -42,6 +42,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TextIO
 
+import numpy as np
+
 from bgboard.config import Config
 from bgboard.controller import Controller, Event
 from bgboard.store import MatchStore, StoreError
@@ -52,6 +54,7 @@ from hardware.layout import LedLayout
 from hardware.panels import LedPanel
 from hardware.scene import Scene
 from vision.frames import CameraError, Frame, FrameSource, open_source
+from vision.profile import ProfileError
 from vision.reader import BoardReader
 from vision.stabiliser import MotionGate
 
@@ -339,6 +342,11 @@ class CameraFeed:
             raise CameraError(result.get("error", "it sent no frame"))
         assert source is not None
         self._first = (source, result["frame"])
+
+    def first_image(self) -> np.ndarray:
+        """The first frame's image that :meth:`open` read."""
+        assert self._first is not None, "open() first"
+        return self._first[1].image
 
     def discard(self) -> None:
         """Close the source :meth:`open` opened, when :meth:`run` will not be called."""
@@ -765,6 +773,15 @@ class Referee:
                 usb = is_live(source) and not source.strip().lower().startswith("picamera2:")
                 hint = " (bgboard devices lists the cameras)" if usb else ""
                 raise SetupError(f"cannot open the camera {source}: {exc}{hint}") from None
+            try:
+                # A frame of another size is another camera, or another resolution: refused
+                # now, before a match is started, rather than at the first reading.
+                profile = getattr(reader, "profile", None)
+                if profile is not None:
+                    profile.check_frame(self.camera.first_image(), f"the camera {source}'s frame")
+            except ProfileError as exc:
+                self.camera.discard()
+                raise SetupError(str(exc)) from None
             if store is None:
                 self.store = open_store(config, self._name("store.path"))
                 self._own_store = True

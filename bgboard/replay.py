@@ -26,6 +26,7 @@ from bgboard.referee import Console, SetupError, load_reader, new_match, opencv_
 from bgboard.store import MatchStore, StoreError
 from bgboard.table import Table
 from vision.frames import CameraError, Frame, FrameSource, open_source
+from vision.profile import ProfileError
 from vision.stabiliser import MotionGate
 
 #: Frames a second of a held photo when no rate is given.
@@ -157,6 +158,10 @@ def replay(
         first = read_frame()
         if first is None:
             raise SetupError(f"cannot replay {source}: it gave no frames")
+        try:
+            reader.profile.check_frame(first.image, f"{source}'s first frame")
+        except ProfileError as exc:
+            raise SetupError(str(exc)) from None
         try:
             store = MatchStore(":memory:" if store_path is None else Path(store_path).expanduser())
         except StoreError as exc:

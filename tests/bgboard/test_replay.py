@@ -165,3 +165,19 @@ def test_one_photo_per_scene_is_held_still_with_hold(config: Config, tmp_path: P
     assert held.frames == 3 * 10
     with pytest.raises(SetupError, match="--hold"):
         replay(str(tmp_path), config, out=io.StringIO(), hold=0)
+
+
+def test_frames_of_another_size_are_refused_before_anything_is_recorded(
+    profile: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = tmp_path / "big"
+    big.mkdir()
+    cv2.imwrite(str(big / "01.png"), np.full((480, 640, 3), 128, np.uint8))
+    store = tmp_path / "s.sqlite3"
+    args = ["--profile", str(profile), "--store", str(store)]
+    assert main(["replay", str(big), *args], out=io.StringIO()) == 2
+    assert "first frame is 640x480 but the profile was made for 1280x720" in capsys.readouterr().err
+    camera = f"file:{big / '01.png'}"
+    assert main(["referee", "--camera", camera, "--leds", "fake", *args], out=io.StringIO()) == 2
+    assert "frame is 640x480 but the profile was made for 1280x720" in capsys.readouterr().err
+    assert not store.exists()
