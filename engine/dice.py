@@ -11,10 +11,14 @@ Dice(3, 1)
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Final
 
 from engine.errors import InvalidNotationError
+
+#: A written roll: two ASCII digits, apart or with one separator, in brackets or not.
+_ROLL: Final = re.compile(r"[\[(]?\s*([0-9])\s*[-,]?\s*([0-9])\s*[\])]?", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,12 +35,11 @@ class Dice:
 
     @classmethod
     def parse(cls, text: str) -> Dice:
-        """Read ``31``, ``3-1``, ``3 1``, ``3,1`` or ``[3, 1]``."""
-        digits = [c for c in text if c.isdigit()]
-        stripped = "".join(c for c in text if c not in " -,[]()")
-        if len(digits) != 2 or len(stripped) != 2:
+        """Read ``31``, ``3-1``, ``3 1``, ``3,1`` or ``[3, 1]`` (ASCII digits, one between each die)."""
+        found = _ROLL.fullmatch(text.strip())
+        if found is None:
             raise InvalidNotationError(f"not a roll of two dice: {text!r}")
-        return cls(int(digits[0]), int(digits[1]))
+        return cls(int(found[1]), int(found[2]))
 
     @property
     def is_double(self) -> bool:

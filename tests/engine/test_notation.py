@@ -102,3 +102,14 @@ def test_chains_are_joined_and_repeats_counted_like_gnubg() -> None:
     # Three checkers leave the 13 with 6-6-6-6, one goes on to the 1, hitting on the 7.
     steps = [Step(13, 7, True), Step(13, 7), Step(13, 7), Step(7, 1, True)]
     assert str(Play(steps)) == "13/7*/1* 13/7(2)"
+
+
+@pytest.mark.parametrize("written", ["31", "3-1", "3 1", "3,1", "[3, 1]", "(3,1)", " 3-1 "])
+def test_a_roll_is_read_in_its_usual_forms(written: str) -> None:
+    assert Dice.parse(written) == Dice(3, 1)
+
+
+@pytest.mark.parametrize("written", ["-31", "\uff15\uff15", "3--1", "1", "123", "ab", "", "3/1"])
+def test_anything_else_is_not_a_roll(written: str) -> None:
+    with pytest.raises(InvalidNotationError, match="not a roll of two dice"):
+        Dice.parse(written)
