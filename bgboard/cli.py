@@ -16,6 +16,7 @@ import math
 import os
 import re
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, TextIO
@@ -49,19 +50,24 @@ def _number(text: str, *, integer: bool = False) -> float:
     return value
 
 
+#: The largest number an option takes: a million seconds is eleven days (a timer's overflow
+#: lies beyond; a still photo held that long would never end).
+_LARGEST: Final = 1_000_000.0
+
+
 def positive(text: str) -> float:
     """An option's value that must be a finite number above 0 (seconds, frames a second)."""
     value = _number(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    if not 0 < value <= _LARGEST:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {_LARGEST:,.0f}, not {text}")
     return value
 
 
-def not_negative(text: str) -> float:
-    """An option's value that must be a finite number, 0 or more."""
+def grey_levels(text: str) -> float:
+    """Sensor noise in grey levels: 0 to 50 (past that a frame is mostly noise)."""
     value = _number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    if not 0 <= value <= 50:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 50, not {text}")
     return value
 
 
@@ -73,11 +79,18 @@ def fraction(text: str) -> float:
     return value
 
 
+def folder_name(text: str) -> Path:
+    """An option naming a folder: not an empty string (which would mean "here" unseen)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("names no folder")
+    return Path(text)
+
+
 def counting(text: str) -> int:
-    """An option's value that must be a whole number, 1 or more."""
+    """An option's value that must be a whole number, 1 to a million."""
     value = int(_number(text, integer=True))
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {text}")
+    if not 1 <= value <= _LARGEST:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {_LARGEST:,.0f}, not {text}")
     return value
 
 
@@ -475,6 +488,8 @@ def cmd_vision_sample(args: argparse.Namespace, out: TextIO) -> int:
     calibrate from, and photos/ with one photo per scene of the demo's game, for replay --hold."""
     from bgboard.samples import write_samples
 
+    if not args.folder.strip():
+        raise CliError("name a folder for the photos")
     folder = Path(args.folder)
     if folder.exists() and not folder.is_dir():
         raise CliError(f"{folder} is a file, not a folder")
@@ -483,6 +498,8 @@ def cmd_vision_sample(args: argparse.Namespace, out: TextIO) -> int:
     out.write(f"wrote {len(samples.photos)} photos in {folder / 'photos'}, one a scene:\n")
     for path, caption in zip(samples.photos, samples.captions, strict=True):
         out.write(f"  {path.name}  {caption}\n")
+    if samples.moves < args.moves:
+        out.write(f"the game's first {samples.moves} moves only: then comes a double, which photos do not show\n")
     return 0
 
 
@@ -507,6 +524,21 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
     GPIO, free space, the service user) and say what is wrong and how to fix it. Exit 1 on a problem."""
     from bgboard.doctor import DoctorOptions, exit_status, run_checks
 
+    if args.save_frame is not None:
+        from vision.frames import output_problem
+
+        problem = output_problem(args.save_frame)
+        if problem is None and Path(args.save_frame).suffix.lower() not in (
+            ".png",
+            ".jpg",
+            ".jpeg",
+            ".bmp",
+            ".tif",
+            ".tiff",
+        ):
+            problem = "name a .png or .jpg file"
+        if problem is not None:
+            raise CliError(f"--save-frame {args.save_frame}: {problem}")
     options = DoctorOptions(
         config=_config_file(args),
         buttons=args.buttons,
@@ -602,8 +634,13 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     try:
         with MatchStore(path, create=False) as store:
             match_id = match_id_of(store, args.match)
+            summary = store.summary(match_id)
+            if summary.actions == 0:
+                raise CliError(
+                    f"match {match_id} has nothing recorded yet (not even the opening roll): nothing to export"
+                )
             text = store.export(match_id, fmt)
-            name = default_file_name(store.summary(match_id), fmt)
+            name = default_file_name(summary, fmt)
     except UnknownMatchError as exc:
         listing = f"bgboard matches --store {path}" if args.store else "bgboard matches"
         raise CliError(f"{exc} ({listing} lists them)") from None
@@ -726,8 +763,22 @@ def cmd_referee(args: argparse.Namespace, out: TextIO) -> int:
     drop, hint, resign, accept, reject, dice 52, correct 13/8 13/11); prints one line per event.
     """
     import signal
-    import threading
 
+    main_thread = threading.current_thread() is threading.main_thread()
+    stop = threading.Event()
+    previous = {}
+    if main_thread:
+        # Ctrl-C or systemd's stop ends the match cleanly: store closed, LEDs dark. Set first,
+        # before the camera stack loads, so that a stop at any moment is a clean one.
+        previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return _referee(args, out, stop, main_thread)
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_thread: bool) -> int:
     from bgboard.config import ConfigError, load_config
     from bgboard.referee import Referee, SetupError, StoppedError, stuck_threads
 
@@ -743,31 +794,22 @@ def cmd_referee(args: argparse.Namespace, out: TextIO) -> int:
         "match_teach": ("--teach", True if args.teach else None),
     }
     given = {name.replace("_", ".", 1): flag for name, (flag, value) in flags.items() if value is not None}
-    main_thread = threading.current_thread() is threading.main_thread()
-    stop = threading.Event()
-    previous = {}
-    if main_thread:
-        # Ctrl-C or systemd's stop ends the match cleanly: store closed, LEDs dark. Set from the
-        # start, so that a stop while the camera is still awaited ends the wait too.
-        previous = {number: signal.signal(number, lambda *_: stop.set()) for number in (signal.SIGINT, signal.SIGTERM)}
+    if stop.is_set():
+        return 0  # stopped while starting: nothing was recorded
     try:
-        try:
-            config = load_config(_config_file(args)).with_overrides(
-                flag_names={name: flag for name, (flag, _) in flags.items()},
-                **{name: value for name, (_, value) in flags.items()},
-            )
-            referee = Referee(
-                config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin, given=given, stop=stop
-            )
-        except StoppedError:
-            status = 0
-        except (ConfigError, SetupError) as exc:
-            status = _setup_failed(exc)
-        else:
-            status = referee.run(stop)
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
+        config = load_config(_config_file(args)).with_overrides(
+            flag_names={name: flag for name, (flag, _) in flags.items()},
+            **{name: value for name, (_, value) in flags.items()},
+        )
+        referee = Referee(
+            config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin, given=given, stop=stop
+        )
+    except StoppedError:
+        status = 0
+    except (ConfigError, SetupError) as exc:
+        status = _setup_failed(exc)
+    else:
+        status = referee.run(stop)
     if main_thread and stuck_threads():
         # A camera driver that never returned: Python's exit would abort inside it, so the
         # process ends here, everything else being closed already.
@@ -900,11 +942,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="terminal",
         help="draw the LEDs in the terminal (default), drive the real firmware in simavr, or none",
     )
-    p.add_argument("--out", type=Path, help="folder for the match store and the .mat file (default: a new temp folder)")
+    p.add_argument(
+        "--out", type=folder_name, help="folder for the match store and the .mat file (default: a new temp folder)"
+    )
     p.add_argument("--seed", type=seed, default=7, help="seed for the frames' details and the wrong move (default 7)")
     p.add_argument("--fps", type=positive, default=5.0, help="frames a second of the simulated camera (default 5)")
     p.add_argument(
-        "--noise", type=not_negative, default=2.0, help="sensor noise of still frames, grey levels (default 2)"
+        "--noise", type=grey_levels, default=2.0, help="sensor noise of still frames, grey levels (default 2)"
     )
     p.add_argument("--moves", type=counting, help="stop after this many moves (default: the whole game)")
     p.add_argument(
@@ -1037,6 +1081,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 1
+    except KeyboardInterrupt:
+        print("bgboard: interrupted", file=sys.stderr)
+        return 130
     except OSError as exc:
         # A file that cannot be read or written: said with its name, never as a traceback.
         where = f"{exc.filename}: " if exc.filename else ""

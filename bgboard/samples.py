@@ -32,6 +32,9 @@ class Samples:
     photos: list[Path] = field(default_factory=list)
     #: What each photo shows, in players' words.
     captions: list[str] = field(default_factory=list)
+    #: How many moves the photos show (fewer than asked when the game's opening runs out of
+    #: plain moves and rolls: the sample stops at its first double).
+    moves: int = 0
 
 
 def write_samples(folder: Path, *, moves: int = 4, seed: int = 11) -> Samples:
@@ -48,6 +51,9 @@ def write_samples(folder: Path, *, moves: int = 4, seed: int = 11) -> Samples:
     board = board_scene(Position.STARTING, 1, cube=cube)
     photos = folder / "photos"
     photos.mkdir(parents=True, exist_ok=True)
+    # Photos of an earlier, longer run would be replayed after these: they go (only ours).
+    for old in photos.glob("[0-9][0-9].png"):
+        old.unlink()
     samples = Samples(start=folder / "start.png")
     _write(samples.start, board, style, camera, lighting, seed)
 
@@ -81,6 +87,7 @@ def write_samples(folder: Path, *, moves: int = 4, seed: int = 11) -> Samples:
             board = board_scene(after.position.swap(), seat_of(mover, BOTTOM_PLAYER), cube=cube)
             shoot(board, f"{names[mover]} plays {action.play}")
             played += 1
+            samples.moves = played
             state = after
             if played == moves:
                 break

@@ -208,3 +208,13 @@ def test_listing_an_empty_file_or_a_folder_changes_nothing(tmp_path: Path, capsy
 def test_db_is_still_accepted_for_the_store(db: Path) -> None:
     status, text = run(["matches", "--db", str(db), "--json"])
     assert status == 0 and len(text.splitlines()) == 2
+
+
+def test_a_match_with_nothing_recorded_is_not_exported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "m.sqlite3"
+    with MatchStore(path) as store:
+        store.start_match(("Ann", "Bob"), 3, at=STARTED)
+    for fmt in ("mat", "sgf"):
+        assert run(["export", "1", "--format", fmt, "-o", str(tmp_path), "--store", str(path)])[0] == 1
+        assert "match 1 has nothing recorded yet" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.sqlite3"]
