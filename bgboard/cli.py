@@ -342,7 +342,12 @@ def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     check_output(args.output)
     image = read_image(args.image)
     corners = None if args.markers else parse_corners(args.corners)
-    position = Position.from_id(args.position) if args.position else None
+    position = None
+    if args.position is not None:
+        try:
+            position = _position_from_any(args.position)[0]
+        except CliError as exc:
+            raise CliError(f"--position: {exc}") from None
     profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width, check=True)
     profile.save(args.output)
     out.write(
@@ -904,7 +909,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="the field's corners 'x,y x,y x,y x,y', beside player 1's 13-, 24-, 1- and 12-point",
     )
     where.add_argument("--markers", action="store_true", help="find the four ArUco corner markers")
-    p.add_argument("--position", help="Position ID of what the image shows, player 1 on roll (default: the start)")
+    p.add_argument(
+        "--position", help="what the image shows, player 1 on roll: a Position ID, GNUbgID or XGID (default: the start)"
+    )
     p.add_argument(
         "--bar-width", type=fraction, help="the bar's width as a fraction of the field's (0: none); default: measured"
     )

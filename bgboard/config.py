@@ -224,8 +224,12 @@ class Config:
         file = Path(path).expanduser()
         try:
             text = file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(str(file), None, None, f"cannot read the config: {exc}") from None
+        except UnicodeDecodeError as exc:
+            why = f"not a text file (not UTF-8 at byte offset {exc.start})"
+            raise ConfigError(str(file), None, None, f"cannot read the config: {why}") from None
+        except OSError as exc:
+            why = "it is a folder" if file.is_dir() else (exc.strerror or str(exc)).lower()
+            raise ConfigError(str(file), None, None, f"cannot read the config: {why}") from None
         config = cls.from_toml(text, str(file), file.parent)
         return replace(config, source=file)
 
@@ -495,7 +499,7 @@ def _players(value: object, _base: Path | None) -> tuple[str, str]:
         or len(value) != 2
         or not all(isinstance(name, str) and name.strip() for name in value)
     ):
-        raise _BadValueError('two player names, such as ["Ann", "Bob"]')
+        raise _BadValueError('two player names, such as ["Ann", "Bob"] in the file or "Ann,Bob" as a flag')
     first, second = value[0].strip(), value[1].strip()
     if first.casefold() == second.casefold():
         raise _BadValueError("two player names", f"the two players need different names, not {first!r} twice")

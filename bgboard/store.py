@@ -579,7 +579,12 @@ class MatchStore:
             if not self.path.exists() and not create:
                 raise StoreError(f"{self._name}: no match store there (nothing has been recorded yet)")
             if create:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                except OSError as exc:
+                    blocker = next((p for p in self.path.parents if p.exists() and not p.is_dir()), None)
+                    why = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc)).lower()
+                    raise StoreError(f"{self._name}: cannot make the match store's folder: {why}") from None
         try:
             # Autocommit mode: every transaction is explicit (BEGIN IMMEDIATE ... COMMIT).
             self._db = sqlite3.connect(self._name, timeout=busy_timeout, isolation_level=None, check_same_thread=False)

@@ -251,3 +251,27 @@ def test_vision_sample_refuses_a_file_and_makes_a_folder(tmp_path: Path, capsys:
     photos = sorted((tmp_path / "new" / "samples" / "photos").iterdir())
     assert [p.name for p in photos] == ["01.png", "02.png", "03.png"]
     assert "03.png  hbaltaci61 plays 24/23 13/8" in text
+
+
+def test_calibrate_takes_the_position_in_any_form(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bgboard.samples import write_samples
+
+    start = write_samples(tmp_path / "samples", moves=1).start
+    profile = tmp_path / "board.toml"
+    status, _ = run(["vision", "calibrate", str(start), "--markers", "--position", START_XGID, "-o", str(profile)])
+    assert status == 0 and profile.exists()
+    assert run(["vision", "calibrate", str(start), "--markers", "--position", "zz", "-o", str(profile)])[0] == 1
+    assert "--position: 'zz' is not a Position ID, GNUbgID or XGID" in capsys.readouterr().err
+
+
+def test_a_store_under_a_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bgboard.samples import write_samples
+
+    samples = write_samples(tmp_path / "samples", moves=1)
+    profile = tmp_path / "board.toml"
+    assert run(["vision", "calibrate", str(samples.start), "--markers", "-o", str(profile)])[0] == 0
+    plain = tmp_path / "plain"
+    plain.write_text("x", encoding="utf-8")
+    photos = str(samples.photos[0].parent)
+    assert run(["replay", photos, "--profile", str(profile), "--store", str(plain / "s.sqlite3")])[0] == 2
+    assert f"cannot make the match store's folder: {plain} is a file, not a folder" in capsys.readouterr().err

@@ -210,14 +210,16 @@ def test_missing_bgboard_config_is_an_error(no_system_config: Path, tmp_path: Pa
 
 
 def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"nope\.toml: cannot read the config"):
+    with pytest.raises(ConfigError, match=r"nope\.toml: cannot read the config: no such file or directory$"):
         load_config(tmp_path / "nope.toml", {})
+    with pytest.raises(ConfigError, match=r"cannot read the config: it is a folder$"):
+        load_config(tmp_path, {})
 
 
 def test_file_that_is_not_utf8(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
     path.write_bytes(b"[match]\nplayers = ['\xff', 'b']\n")
-    with pytest.raises(ConfigError, match="cannot read the config"):
+    with pytest.raises(ConfigError, match=r"cannot read the config: not a text file \(not UTF-8 at byte offset 20\)"):
         Config.load(path)
 
 
