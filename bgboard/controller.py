@@ -155,6 +155,12 @@ def _same_dice(a: tuple[DieOnBoard, ...], b: tuple[DieOnBoard, ...]) -> bool:
     )
 
 
+#: The commands typed at the console, for the answer to a word that is none of them.
+COMMANDS: Final = (
+    "done, undo, double, take, drop, hint, resign [gammon|backgammon], accept, reject, dice 52, correct 13/8 13/11"
+)
+
+
 class Controller:
     """Follow one match on the board.
 
@@ -351,7 +357,11 @@ class Controller:
                 return [Event("unknown", str(exc))]
         if verb == "correct":
             return self.correct(rest, t)
-        return self.correct(text.strip(), t)
+        bare = text.strip()
+        if "/" in bare or len(bare) == 14:
+            # A play (13/8 13/11) or a Position ID given alone: a correction.
+            return self.correct(bare, t)
+        return [Event("unknown", f"unknown command {words[0]!r}: {COMMANDS}")]
 
     def correct(self, value: Dice | Play | Position | str, t: float) -> list[Event]:
         """The players say what the board shows: a roll, a play, or the position after the move.

@@ -217,6 +217,16 @@ def test_a_mistyped_play_is_refused_and_a_position_id_with_a_slash_is_understood
     assert c.state.on_roll == 0
 
 
+def test_a_word_that_is_no_command_says_which_are(opened: MatchState) -> None:
+    c = Controller(opened)
+    events = c.on_command("bogus", 1.0)
+    assert kinds(events) == ["unknown"] and "unknown command 'bogus': done, undo" in events[0].text
+    assert c.state == opened
+    # A play typed alone is still a correction.
+    events = c.on_command("8/5 6/5", 2.0)
+    assert [e.source for e in events if e.action is not None] == ["correction"]
+
+
 def test_illegal_then_made_legal_without_putting_back(opened: MatchState) -> None:
     c = Controller(opened)
     wrong = Position.from_points({6: 5, 7: 1, 8: 3, 13: 4, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})
