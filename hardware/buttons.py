@@ -21,6 +21,7 @@ import importlib
 import logging
 import queue
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -97,7 +98,10 @@ class ButtonPanel:
             raise GpioError("gpiozero is not installed: pip install gpiozero (or bgboard[pi])") from None
         try:
             for name, pin in self._pins.items():
-                button = gz.Button(pin, pull_up=pull_up, bounce_time=bounce_time, pin_factory=pin_factory)
+                # gpiozero warns about each driver it tries and lacks; what is missing is said once.
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", gz.PinFactoryFallback)
+                    button = gz.Button(pin, pull_up=pull_up, bounce_time=bounce_time, pin_factory=pin_factory)
                 button.when_pressed = self._callback(name)
                 self._buttons[name] = button
         except gz.BadPinFactory:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import importlib
 import logging
 import time
+import warnings
 from collections.abc import Callable, Mapping
 from types import ModuleType
 from typing import Any, Protocol
@@ -152,9 +153,12 @@ class GpiozeroDriver:
         """A ``DigitalOutputDevice`` on ``pin``, off."""
         gz = self._gpiozero
         try:
-            device = gz.DigitalOutputDevice(
-                pin, active_high=active_high, initial_value=False, pin_factory=self._factory
-            )
+            # gpiozero warns about each driver it tries and lacks; what is missing is said once.
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", gz.PinFactoryFallback)
+                device = gz.DigitalOutputDevice(
+                    pin, active_high=active_high, initial_value=False, pin_factory=self._factory
+                )
         except gz.BadPinFactory:
             raise GpioError(
                 "gpiozero found no GPIO driver here (not a Raspberry Pi?): use the fake or terminal LED panel,"
@@ -528,7 +532,9 @@ def _open_spi(spi: tuple[int, int], pin_factory: Any) -> Any:
     try:
         factory = pin_factory
         if factory is None:
-            gpiozero.Device.ensure_pin_factory()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", gpiozero.PinFactoryFallback)
+                gpiozero.Device.ensure_pin_factory()
             factory = gpiozero.Device.pin_factory
         return factory.spi(port=port, device=device)
     except gpiozero.BadPinFactory:
