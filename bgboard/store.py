@@ -624,7 +624,13 @@ class MatchStore:
             if check:
                 problems = [row[0] for row in self._db.execute("PRAGMA quick_check")]
                 if problems != ["ok"]:
-                    raise NotAStoreError(f"{self._name}: the match store is damaged: {'; '.join(problems[:3])}")
+                    lines = [line for p in problems for line in p.splitlines() if not line.startswith("***")]
+                    first = lines[0] if lines else problems[0]
+                    more = f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""
+                    raise NotAStoreError(
+                        f"{self._name}: the match store is damaged: {first}{more}; move it aside to start a new"
+                        f" store, or try: sqlite3 {self._name} .recover | sqlite3 recovered.sqlite3"
+                    )
             if not memory:
                 mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if mode.lower() != "wal":

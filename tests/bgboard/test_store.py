@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import re
 import sqlite3
@@ -664,3 +665,20 @@ def test_export_refuses_an_unknown_format(store: MatchStore) -> None:
     match = store.start_match(("Ann", "Bob"), 5)
     with pytest.raises(StoreInputError, match="unknown export format 'pdf'"):
         store.export(match, "pdf")
+
+
+def test_a_damaged_store_is_named_in_one_line_with_what_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "damaged.sqlite3"
+    with MatchStore(path) as store:
+        match = store.start_match(("Ann", "Bob"), 5)
+        store.record(match, OpeningRoll(3, 1), source="button")
+    with contextlib.closing(sqlite3.connect(path)) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    data[4096 + 8 : 4096 + 200] = b"\xff" * 192  # page 2's cells
+    path.write_bytes(bytes(data))
+    with pytest.raises(NotAStoreError) as caught:
+        MatchStore(path, create=False)
+    message = str(caught.value)
+    assert "the match store is damaged: " in message and "\n" not in message
+    assert "move it aside to start a new store" in message and ".recover" in message
