@@ -834,7 +834,16 @@ def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
 
     try:
         config = load_config(_config_file(args)).with_overrides(camera_profile=args.profile, match_mode=args.mode)
-        replay(args.source, config, out=out, json_lines=args.json, fps=args.fps, store_path=args.store, hold=args.hold)
+        replay(
+            args.source,
+            config,
+            out=out,
+            json_lines=args.json,
+            fps=args.fps,
+            store_path=args.store,
+            hold=args.hold,
+            profile_name="--profile" if args.profile is not None else "camera.profile",
+        )
     except (ConfigError, SetupError) as exc:
         return _setup_failed(exc)
     return 0

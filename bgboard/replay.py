@@ -101,7 +101,7 @@ def open_replay_source(source: str) -> FrameSource:
     try:
         return open_source(source)
     except (CameraError, ValueError) as exc:  # ValueError: an address such as usb:front
-        raise SetupError(f"cannot replay {source}: {exc}") from None
+        raise SetupError(f"cannot replay {source}: {str(exc).removeprefix(f'{source}: ')}") from None
 
 
 def replay(
@@ -113,6 +113,7 @@ def replay(
     fps: float | None = None,
     store_path: str | Path | None = None,
     hold: float | None = None,
+    profile_name: str = "camera.profile",
 ) -> ReplaySummary:
     """Run every frame of ``source`` through the table; print the events and the summary.
 
@@ -126,6 +127,7 @@ def replay(
     :param store_path: record into this match store; ``None``: a store in memory.
     :param hold: show each frame for this many seconds (repeated at ``fps``, 5 a second by
         default): for a folder with one photo per scene, which would otherwise never look still.
+    :param profile_name: how errors name the profile's setting (``--profile`` when given so).
     :raises SetupError: no profile, a source that cannot be read, a store that cannot be opened.
     """
     if fps is not None and not fps > 0:
@@ -135,7 +137,7 @@ def replay(
     # Holding a photo repeats it, as a camera would film a board left alone.
     repeats = 1 if hold is None else max(1, math.ceil(hold * (fps or HOLD_FPS) - 1e-9))
     step = 1.0 / (fps or HOLD_FPS)
-    reader = load_reader(config)
+    reader = load_reader(config, profile_name)
     frames = open_replay_source(source)
     t = 0.0
     index = 0

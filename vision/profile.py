@@ -163,6 +163,8 @@ class Profile:
             out of range, a model the reader needs missing.
         """
         name = str(path)
+        if not name.strip():
+            raise ProfileError("no profile named (an empty file name)")
         where = Path(path)
         if where.is_dir():
             raise ProfileError(f"{name} is a folder, not a profile")

@@ -137,7 +137,8 @@ def test_an_address_that_is_no_camera_is_a_clear_error(
     no_user_config: Path, profile: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["replay", "usb:front", "--profile", str(profile)]) == 2
-    assert capsys.readouterr().err.startswith("bgboard: error: cannot replay usb:front: invalid literal for int()")
+    err = capsys.readouterr().err
+    assert err.startswith("bgboard: error: cannot replay usb:front: the camera's number is 0 to 63")
 
 
 def test_an_unreadable_photo_names_the_frame(config: Config, tmp_path: Path) -> None:
@@ -181,3 +182,12 @@ def test_frames_of_another_size_are_refused_before_anything_is_recorded(
     assert main(["referee", "--camera", camera, "--leds", "fake", *args], out=io.StringIO()) == 2
     assert "frame is 640x480 but the profile was made for 1280x720" in capsys.readouterr().err
     assert not store.exists()
+
+
+def test_a_missing_profile_given_by_flag_names_the_flag(
+    no_user_config: Path, photos: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["replay", str(photos), "--profile", str(photos / "missing.toml")], out=io.StringIO()) == 2
+    assert "bgboard: error: --profile: cannot use the calibration profile" in capsys.readouterr().err
+    assert main(["vision", "read", str(next(photos.iterdir())), "--profile", ""], out=io.StringIO()) == 1
+    assert "no profile named (an empty file name)" in capsys.readouterr().err
