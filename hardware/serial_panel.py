@@ -42,6 +42,10 @@ def open_link(
     :raises PanelError: no port given, the port cannot be opened (naming it, why, and what to
         check), the chain is longer than the firmware drives, or pyserial is missing.
     """
+    if url.startswith("serial:"):
+        # The LED panel's address form (serial:/dev/ttyUSB0) names the same port.
+        rest = url.removeprefix("serial:")
+        url = rest[2:] if rest.startswith("///") else rest
     if not url.strip():
         raise PanelError(
             "no serial port given: name the LED controller's port, such as /dev/ttyUSB0 or hwgrep://VID:PID"

@@ -162,3 +162,10 @@ def test_devices_lists_ports_cameras_and_the_gpio_backend(monkeypatch: pytest.Mo
     )
     assert "cameras:\n" in text and "picamera2: " in text
     assert text.endswith("GPIO backend: none (not a Raspberry Pi)\n")
+
+
+def test_leds_check_takes_the_panel_address_form_of_a_port(capsys: pytest.CaptureFixture[str]) -> None:
+    if os.path.exists("/dev/ttyUSB9"):
+        pytest.skip("/dev/ttyUSB9 exists here")
+    assert main(["leds", "check", "--port", "serial:/dev/ttyUSB9"], out=io.StringIO()) == 1
+    assert "cannot open the LED controller's port /dev/ttyUSB9: no such device" in capsys.readouterr().err
