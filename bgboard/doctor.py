@@ -592,7 +592,26 @@ def check_gpio(pi_model: str | None, backend: str, buttons: bool) -> CheckResult
 
 
 def check_space(store_path: Path, low: int = LOW_SPACE, none: int = NO_SPACE) -> CheckResult:
-    """Free space on the file system that holds the match store."""
+    """Free space on the file system that holds the match store (and that the store can be one)."""
+    blocker = next((p for p in (store_path, *store_path.parents) if p.exists() and not p.is_dir()), None)
+    if store_path.is_dir():
+        return CheckResult(
+            "space",
+            "problem",
+            f"store.path {store_path} is a folder",
+            "name a file, e.g. /var/lib/bgboard/matches.sqlite3",
+        )
+    if blocker is not None and blocker != store_path:
+        return CheckResult(
+            "space", "problem", f"store.path {store_path}: {blocker} is a file, not a folder", "correct store.path"
+        )
+    if store_path.exists():
+        from bgboard.store import MatchStore, StoreError
+
+        try:
+            MatchStore(store_path, create=False).close()
+        except StoreError as exc:
+            return CheckResult("space", "problem", str(exc), "correct store.path, or move that file aside")
     folder = store_path.parent
     # The store may not exist yet: measure the nearest folder that does.
     while not folder.exists() and folder != folder.parent:

@@ -339,6 +339,17 @@ def test_free_space_where_the_store_will_be(tmp_path: Path) -> None:
     assert check_space(store, low=1 << 62, none=1 << 61).status == "problem"
 
 
+def test_a_store_path_the_referee_would_refuse_is_a_problem(tmp_path: Path) -> None:
+    assert check_space(tmp_path).status == "problem"
+    plain = tmp_path / "plain"
+    plain.write_text("not a store\n", encoding="utf-8")
+    under = check_space(plain / "matches.sqlite3")
+    assert under.status == "problem" and f"{plain} is a file, not a folder" in under.message
+    foreign = check_space(plain)
+    assert foreign.status == "problem" and "not a bgboard match store" in foreign.message
+    assert plain.read_text(encoding="utf-8") == "not a store\n"
+
+
 def test_the_service_user_and_its_groups() -> None:
     assert check_user("root", ("root",)).status == "ok"
     result = check_user("root", ("root", "no-such-group-here"))
