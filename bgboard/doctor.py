@@ -418,6 +418,11 @@ def check_leds(
     from hardware.panels import PanelError, is_serial_address
 
     text = panel.strip()
+    try:
+        # Every panel lights a layout: a missing one would stop the referee whatever the panel.
+        layout = LedLayout.from_file_or_name(layout_name)
+    except LayoutError as exc:
+        return CheckResult("leds", "problem", str(exc), "correct leds.layout in the config")
     if text in ("fake", "terminal") or text.startswith("terminal:"):
         return CheckResult(
             "leds",
@@ -427,7 +432,7 @@ def check_leds(
         )
     if text.startswith(("gpio:", "gpio595:")):
         return CheckResult(
-            "leds", "skipped", f"{text}: LEDs on GPIO pins answer nothing; bgboard leds check walks them"
+            "leds", "skipped", f"{text}: LEDs on GPIO pins answer nothing; watch them light when the referee starts"
         )
     url = text.removeprefix("serial:")
     url = url[2:] if url.startswith("///") else url
@@ -443,10 +448,6 @@ def check_leds(
                 " (BGBOARD_USB_IDS=VID:PID sudo scripts/install-pi.sh)"
             )
         return CheckResult("leds", "problem", f"no device {url}", fix)
-    try:
-        layout = LedLayout.from_file_or_name(layout_name)
-    except LayoutError as exc:
-        return CheckResult("leds", "problem", str(exc), "correct leds.layout in the config")
     from hardware.serial_panel import open_link
 
     try:

@@ -339,6 +339,12 @@ def test_free_space_where_the_store_will_be(tmp_path: Path) -> None:
     assert check_space(store, low=1 << 62, none=1 << 61).status == "problem"
 
 
+def test_a_missing_led_layout_is_a_problem_whatever_the_panel() -> None:
+    for panel in ("fake", "terminal", "gpio:turn.1=17"):
+        result = check_leds(panel, "no-such-layout")
+        assert result.status == "problem" and "no-such-layout" in result.message, panel
+
+
 def test_a_store_path_the_referee_would_refuse_is_a_problem(tmp_path: Path) -> None:
     assert check_space(tmp_path).status == "problem"
     plain = tmp_path / "plain"
