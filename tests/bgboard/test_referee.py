@@ -393,23 +393,45 @@ def test_teach_with_gnubg_hints_after_the_roll_and_judges_the_move(
         assert store.actions(summary.id)[-1].note == move["note"]
 
 
-def test_cli_teach_flag_sets_match_teach(
-    no_user_config: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, profile: Path
-) -> None:
-    seen: list[Config] = []
+@pytest.fixture
+def referee_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Config, dict[str, object]]]:
+    """What ``bgboard referee`` builds its Referee with: the config and the other arguments."""
+    calls: list[tuple[Config, dict[str, object]]] = []
 
     class Recorder:
-        def __init__(self, config: Config, **_: object) -> None:
-            seen.append(config)
+        def __init__(self, config: Config, **options: object) -> None:
+            calls.append((config, options))
 
         def run(self, stop: threading.Event) -> int:
             return 0
 
     monkeypatch.setattr("bgboard.referee.Referee", Recorder)
+    return calls
+
+
+def test_cli_teach_flag_sets_match_teach(
+    no_user_config: Path, referee_calls: list[tuple[Config, dict[str, object]]], tmp_path: Path, profile: Path
+) -> None:
     args = ["referee", "--config", str(no_user_config), "--camera", "file:x/*.png", "--profile", str(profile)]
     assert main([*args, "--store", str(tmp_path / "s.sqlite3")]) == 0
     assert main([*args, "--store", str(tmp_path / "s.sqlite3"), "--teach"]) == 0
-    assert [c.match.teach for c in seen] == [False, True]
+    assert [c.match.teach for c, _ in referee_calls] == [False, True]
+
+
+def test_the_cli_tells_the_referee_which_settings_came_from_flags(
+    no_user_config: Path, referee_calls: list[tuple[Config, dict[str, object]]], tmp_path: Path, profile: Path
+) -> None:
+    args = ["referee", "--config", str(no_user_config), "--camera", "fake:x", "--profile", str(profile)]
+    assert main([*args, "--store", str(tmp_path / "s"), "--resume", "--players", "Cid,Dan", "--length", "7"]) == 0
+    options = referee_calls[0][1]
+    assert options["given"] == {
+        "camera.source": "--camera",
+        "camera.profile": "--profile",
+        "store.path": "--store",
+        "match.length": "--length",
+        "match.players": "--players",
+    }
+    assert options["resume"] is True
 
 
 @pytest.fixture(autouse=True)

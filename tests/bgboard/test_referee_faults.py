@@ -439,31 +439,6 @@ def test_resume_with_other_players_or_length_says_the_stored_match_keeps_its_own
     assert "settings-kept" not in out.getvalue()
 
 
-def test_the_cli_tells_the_referee_which_settings_came_from_flags(
-    no_user_config: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, profile: Path
-) -> None:
-    seen: list[dict[str, object]] = []
-
-    class Recorder:
-        def __init__(self, config: Config, **options: object) -> None:
-            seen.append(options)
-
-        def run(self, stop: threading.Event) -> int:
-            return 0
-
-    monkeypatch.setattr("bgboard.referee.Referee", Recorder)
-    args = ["referee", "--config", str(no_user_config), "--camera", "fake:x", "--profile", str(profile)]
-    assert main([*args, "--store", str(tmp_path / "s"), "--resume", "--players", "Cid,Dan", "--length", "7"]) == 0
-    assert seen[0]["given"] == {
-        "camera.source": "--camera",
-        "camera.profile": "--profile",
-        "store.path": "--store",
-        "match.length": "--length",
-        "match.players": "--players",
-    }
-    assert seen[0]["resume"] is True
-
-
 @pytest.fixture(autouse=True)
 def _no_threads_left() -> Iterator[None]:
     before = set(threading.enumerate())
