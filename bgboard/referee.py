@@ -53,7 +53,7 @@ from engine.match import Phase
 from hardware.layout import LedLayout
 from hardware.panels import LedPanel
 from hardware.scene import Scene
-from vision.frames import CameraError, Frame, FrameSource, open_source
+from vision.frames import CameraError, Frame, FrameSource, open_source, opencv_errors_only
 from vision.profile import ProfileError
 from vision.reader import BoardReader
 from vision.stabiliser import MotionGate
@@ -111,19 +111,6 @@ def stuck_threads() -> list[threading.Thread]:
     with _STUCK_LOCK:
         _STUCK[:] = [thread for thread in _STUCK if thread.is_alive()]
         return list(_STUCK)
-
-
-def opencv_errors_only() -> None:
-    """Keep OpenCV's own ``[ WARN ...]`` lines (a camera that is not there) off the console.
-
-    Why a camera cannot be opened is said once, in words, by the referee.
-    """
-    try:
-        import cv2
-
-        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
-    except (ImportError, AttributeError):  # an OpenCV without its logging module: nothing to quieten
-        pass
 
 
 def _reason(url: str, exc: BaseException) -> str:

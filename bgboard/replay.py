@@ -22,10 +22,10 @@ from typing import Any, TextIO
 
 from bgboard.config import Config
 from bgboard.controller import Controller, Event
-from bgboard.referee import Console, SetupError, load_reader, new_match, opencv_errors_only
+from bgboard.referee import Console, SetupError, load_reader, new_match
 from bgboard.store import MatchStore, StoreError
 from bgboard.table import Table
-from vision.frames import CameraError, Frame, FrameSource, open_source
+from vision.frames import CameraError, Frame, FrameSource, open_source, opencv_errors_only
 from vision.profile import ProfileError
 from vision.stabiliser import MotionGate
 

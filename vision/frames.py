@@ -221,6 +221,12 @@ def quiet_opencv() -> Iterator[None]:
         cv2.utils.logging.setLogLevel(level)
 
 
+def opencv_errors_only() -> None:
+    """Keep OpenCV's own warnings (``[ WARN ...] cap_v4l.cpp``: a camera that is not there) off
+    the console from now on: why a camera cannot be opened is said once, in words, by its user."""
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+
+
 def output_problem(path: str | os.PathLike[str]) -> str | None:
     """Why a new file cannot be written at ``path`` (``None`` when it looks writable).
 
