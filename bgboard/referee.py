@@ -113,7 +113,7 @@ def stuck_threads() -> list[threading.Thread]:
         return list(_STUCK)
 
 
-def _reason(url: str, exc: BaseException) -> str:
+def camera_reason(url: str, exc: BaseException) -> str:
     """Why a camera failed, without the address the frame sources put in front."""
     text = str(exc).strip() or type(exc).__name__
     return text[len(url) + 2 :] if text.startswith(f"{url}: ") else text
@@ -292,13 +292,13 @@ class CameraFeed:
             try:
                 source = self._open_source()
             except Exception as exc:  # a driver's own exception too: the camera cannot be used
-                result["error"] = _reason(self.url, exc)
+                result["error"] = camera_reason(self.url, exc)
                 return
             result["source"] = source
             try:
                 frame = source.read()
             except Exception as exc:
-                result["error"] = _reason(self.url, exc)
+                result["error"] = camera_reason(self.url, exc)
                 return
             if frame is None:
                 result["error"] = "it sent no frame"
@@ -368,7 +368,7 @@ class CameraFeed:
                 try:
                     source = self._open_source()
                 except Exception as exc:  # a driver's own exception too: still a camera to reopen
-                    self._lose(f"cannot open the camera {self.url}: {_reason(self.url, exc)}")
+                    self._lose(f"cannot open the camera {self.url}: {camera_reason(self.url, exc)}")
                     stop.wait(delay)
                     delay = min(delay * 2, self.backoff[1])
                     continue

@@ -22,7 +22,7 @@ from typing import Any, TextIO
 
 from bgboard.config import Config
 from bgboard.controller import Controller, Event
-from bgboard.referee import Console, SetupError, load_reader, new_match
+from bgboard.referee import Console, SetupError, camera_reason, load_reader, new_match
 from bgboard.store import MatchStore, StoreError
 from bgboard.table import Table
 from vision.frames import CameraError, Frame, FrameSource, open_source, opencv_errors_only
@@ -101,7 +101,7 @@ def open_replay_source(source: str) -> FrameSource:
     try:
         return open_source(source)
     except (CameraError, ValueError) as exc:  # ValueError: an address such as usb:front
-        raise SetupError(f"cannot replay {source}: {str(exc).removeprefix(f'{source}: ')}") from None
+        raise SetupError(f"cannot replay {source}: {camera_reason(source, exc)}") from None
 
 
 def replay(
