@@ -45,7 +45,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bgboard.controller import Controller, Event
-from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally, board_scene, same_match
+from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally, board_scene, rolling_half, same_match
 from bgboard.store import MatchStore
 from bgboard.table import Latency, Table
 from engine.dice import Dice
@@ -156,7 +156,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
         mover = truth.on_roll
         assert mover is not None
         seat = controller.seat(mover)
-        right = "right" if seat == 1 else "left"
+        right = rolling_half(seat)
         if truth.phase is Phase.ROLL:
             roll = Dice(rng.randint(1, 6), rng.randint(1, 6))
             dice = (DieSpec(roll.first, half=right), DieSpec(roll.second, half=right))

@@ -176,6 +176,12 @@ class Film:
         return events
 
 
+def rolling_half(seat: int) -> str:
+    """The half of the board, as player 1 sees it, on the right of the player at ``seat``: where
+    his dice must land."""
+    return "right" if seat == 1 else "left"
+
+
 def board_scene(
     position: Position, seat: int, dice: tuple[DieSpec, ...] = (), cube: CubeSpec | None = None
 ) -> BoardScene:
@@ -530,7 +536,7 @@ class DemoGame:
 
     def _opening(self, action: OpeningRoll) -> None:
         die0, die1 = action.die0, action.die1
-        dice = tuple(DieSpec(d, half="right" if self._seat(p) == 1 else "left") for p, d in ((0, die0), (1, die1)))
+        dice = tuple(DieSpec(d, half=rolling_half(self._seat(p))) for p, d in ((0, die0), (1, die1)))
         self._do(f"{self.names[0]} rolls {die0}, {self.names[1]} rolls {die1}", dice=[die0, die1])
         events = self.film.hands(self.board)
         before = len(self.table.stats.latencies)
@@ -543,7 +549,7 @@ class DemoGame:
     def _roll(self, dice: Dice) -> None:
         mover = self.truth.on_roll
         assert mover is not None
-        half = "right" if self._seat(mover) == 1 else "left"
+        half = rolling_half(self._seat(mover))
         self._do(f"{self.names[mover]} rolls {dice.first}-{dice.second}", dice=[dice.first, dice.second])
         specs = (DieSpec(dice.first, half=half), DieSpec(dice.second, half=half))
         events = self.film.hands(self.board)

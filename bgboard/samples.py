@@ -14,7 +14,7 @@ from pathlib import Path
 
 import cv2
 
-from bgboard.demo import board_scene, demo_record, demo_setup
+from bgboard.demo import board_scene, demo_record, demo_setup, rolling_half
 from engine.match import Move, OpeningRoll, Roll
 from engine.position import Position
 from hardware.presenter import seat_of
@@ -69,14 +69,14 @@ def write_samples(folder: Path, *, moves: int = 4, seed: int = 11) -> Samples:
     for action in record.games[0].actions:
         if isinstance(action, OpeningRoll):
             dice = tuple(
-                DieSpec(d, half="right" if seat_of(p, BOTTOM_PLAYER) == 1 else "left")
+                DieSpec(d, half=rolling_half(seat_of(p, BOTTOM_PLAYER)))
                 for p, d in ((0, action.die0), (1, action.die1))
             )
             shoot(replace(board, dice=dice), f"the opening roll: {names[0]} {action.die0}, {names[1]} {action.die1}")
         elif isinstance(action, Roll):
             mover = state.on_roll
             assert mover is not None
-            half = "right" if seat_of(mover, BOTTOM_PLAYER) == 1 else "left"
+            half = rolling_half(seat_of(mover, BOTTOM_PLAYER))
             dice = (DieSpec(action.dice.first, half=half), DieSpec(action.dice.second, half=half))
             shoot(replace(board, dice=dice), f"{names[mover]} rolls {action.dice.first}-{action.dice.second}")
         elif isinstance(action, Move):
