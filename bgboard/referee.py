@@ -763,9 +763,7 @@ class Referee:
             try:
                 # A frame of another size is another camera, or another resolution: refused
                 # now, before a match is started, rather than at the first reading.
-                profile = getattr(reader, "profile", None)
-                if profile is not None:
-                    profile.check_frame(self.camera.first_image(), f"the camera {source}'s frame")
+                reader.profile.check_frame(self.camera.first_image(), f"the camera {source}'s frame")
             except ProfileError as exc:
                 self.camera.discard()
                 raise SetupError(str(exc)) from None
