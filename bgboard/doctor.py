@@ -594,7 +594,9 @@ def check_gpio(pi_model: str | None, backend: str, buttons: bool) -> CheckResult
 
 def check_space(store_path: Path, low: int = LOW_SPACE, none: int = NO_SPACE) -> CheckResult:
     """Free space on the file system that holds the match store (and that the store can be one)."""
-    blocker = next((p for p in (store_path, *store_path.parents) if p.exists() and not p.is_dir()), None)
+    from bgboard.store import MatchStore, StoreError, file_in_the_way
+
+    in_the_way = file_in_the_way(store_path)
     if store_path.is_dir():
         return CheckResult(
             "space",
@@ -602,13 +604,9 @@ def check_space(store_path: Path, low: int = LOW_SPACE, none: int = NO_SPACE) ->
             f"store.path {store_path} is a folder",
             "name a file, e.g. /var/lib/bgboard/matches.sqlite3",
         )
-    if blocker is not None and blocker != store_path:
-        return CheckResult(
-            "space", "problem", f"store.path {store_path}: {blocker} is a file, not a folder", "correct store.path"
-        )
+    if in_the_way is not None:
+        return CheckResult("space", "problem", f"store.path {store_path}: {in_the_way}", "correct store.path")
     if store_path.exists():
-        from bgboard.store import MatchStore, StoreError
-
         try:
             MatchStore(store_path, create=False).close()
         except StoreError as exc:

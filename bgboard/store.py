@@ -393,6 +393,12 @@ def default_store_path() -> Path:
     return Path(data_home).expanduser() / "bgboard" / "matches.sqlite3"
 
 
+def file_in_the_way(path: Path) -> str | None:
+    """``B is a file, not a folder`` when a file stands where one of ``path``'s folders should be."""
+    blocker = next((p for p in path.parents if p.exists() and not p.is_dir()), None)
+    return None if blocker is None else f"{blocker} is a file, not a folder"
+
+
 def file_safe(name: str) -> str:
     """A player's name as part of a file name: letters (any alphabet) and digits kept.
 
@@ -582,8 +588,7 @@ class MatchStore:
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
                 except OSError as exc:
-                    blocker = next((p for p in self.path.parents if p.exists() and not p.is_dir()), None)
-                    why = f"{blocker} is a file, not a folder" if blocker else (exc.strerror or str(exc)).lower()
+                    why = file_in_the_way(self.path) or (exc.strerror or str(exc)).lower()
                     raise StoreError(f"{self._name}: cannot make the match store's folder: {why}") from None
         try:
             # Autocommit mode: every transaction is explicit (BEGIN IMMEDIATE ... COMMIT).
