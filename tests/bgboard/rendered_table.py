@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bgboard.config import Config
 from engine.position import Position
 from vision.calibration import calibrate
 from vision.frames import Frame
@@ -60,6 +61,17 @@ def move_frames() -> list[np.ndarray]:
     """13/8 13/11 played by hand, then the board still with the dice picked up (11 frames)."""
     hands = [frame(moved(START, (13, 8)), hand=True, seed=30), frame(PLAYED, hand=True, seed=31)]
     return hands + [frame(PLAYED, seed=32)] * 9
+
+
+def referee_config(profile: Path, store: Path) -> Config:
+    """The referee tests' settings: a fake camera, the rendered board's profile, Ann and Bob to 5."""
+    return Config().with_overrides(
+        camera_source="fake:camera",
+        camera_profile=str(profile),
+        store_path=str(store),
+        match_players="Ann,Bob",
+        match_length="5",
+    )
 
 
 def save_profile(path: Path) -> Path:

@@ -13,7 +13,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from rendered_table import START, Cameras, FakeCamera, frame, move_frames, opening_frames, save_profile
+from rendered_table import (
+    START,
+    Cameras,
+    FakeCamera,
+    frame,
+    move_frames,
+    opening_frames,
+    referee_config,
+    save_profile,
+)
 
 from bgboard.cli import main
 from bgboard.config import Config
@@ -36,13 +45,7 @@ def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def config(profile: Path, tmp_path: Path) -> Config:
-    return Config().with_overrides(
-        camera_source="fake:camera",
-        camera_profile=str(profile),
-        store_path=str(tmp_path / "matches.sqlite3"),
-        match_players="Ann,Bob",
-        match_length="5",
-    )
+    return referee_config(profile, tmp_path / "matches.sqlite3")
 
 
 class Running:
