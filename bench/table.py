@@ -44,6 +44,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bgboard.config import MatchConfig
 from bgboard.controller import Controller, Event
 from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally, board_scene, rolling_half, same_match
 from bgboard.store import MatchStore
@@ -94,7 +95,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
     start = board_scene(Position.STARTING, 1)
     shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
     reader = BoardReader(calibrate(shot.image, shot.corners))
-    controller = Controller(MatchState.new_match(5))
+    controller = Controller(MatchState.new_match(5), bottom_player=MatchConfig().bottom_player)
     panel = FakeLedPanel()
     table = Table(reader, MotionGate(reader.homography), controller, panel=panel)
     film = Film(style, camera, lighting, table, step=1.0 / fps, noise=noise, seed=seed)
@@ -133,10 +134,10 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
                 return False
         return True
 
-    # The opening roll: one die each on his own right-hand side (seat 1, engine player 1, on the right).
+    # The opening roll: one die each on his own right-hand side.
     while truth.phase is Phase.OPENING:
         d0, d1 = rng.randint(1, 6), rng.randint(1, 6)
-        dice = (DieSpec(d1, half="right"), DieSpec(d0, half="left"))
+        dice = tuple(DieSpec(d, half=rolling_half(controller.seat(p))) for p, d in ((0, d0), (1, d1)))
         events = film.hands(board)
         before = len(table.stats.latencies)
         events += film.still(board_scene(Position.STARTING, 1, dice))
@@ -146,7 +147,8 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
                 note(f"opening tie {d0}-{d1} not seen: {_kinds(events)}")
             continue
         truth = truth.apply(OpeningRoll(d0, d1))
-        if not settle_roll(events, truth, f"dice {d1}{d0}"):
+        bottom, top = (d0, d1) if controller.seat(0) == 1 else (d1, d0)
+        if not settle_roll(events, truth, f"dice {bottom}{top}"):
             stopped = "the opening roll could not be given"
         else:
             truth = controller.state

@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 import bgboard
 from engine.dice import Dice
@@ -29,6 +29,9 @@ from engine.match import MatchState, Phase
 from engine.movegen import legal_plays
 from engine.position import Position, decode_position_id
 from engine.text import board_lines, default_margin
+
+if TYPE_CHECKING:
+    from bgboard.config import Config
 
 log = logging.getLogger(__name__)
 
@@ -755,6 +758,16 @@ def _config_file(args: argparse.Namespace) -> Path | None:
     return Path(args.config).expanduser() if args.config else None
 
 
+def _load_config(args: argparse.Namespace) -> Config:
+    """The config in force, its notices (a renamed key, and what to write instead) said on stderr."""
+    from bgboard.config import load_config
+
+    config = load_config(_config_file(args))
+    for notice in config.notices:
+        print(f"bgboard: note: {notice}", file=sys.stderr)
+    return config
+
+
 def _setup_failed(exc: Exception) -> int:
     """A setting that keeps the command from starting: exit status 2, as for a usage error."""
     print(f"bgboard: error: {exc}", file=sys.stderr)
@@ -784,7 +797,7 @@ def cmd_referee(args: argparse.Namespace, out: TextIO) -> int:
 
 
 def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_thread: bool) -> int:
-    from bgboard.config import ConfigError, load_config
+    from bgboard.config import ConfigError
     from bgboard.referee import Referee, SetupError, StoppedError, stuck_threads
 
     # Each override, the flag that gives it (errors name the flag), and its value.
@@ -802,7 +815,7 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
     if stop.is_set():
         return 0  # stopped while starting: nothing was recorded
     try:
-        config = load_config(_config_file(args)).with_overrides(
+        config = _load_config(args).with_overrides(
             flag_names={name: flag for name, (flag, _) in flags.items()},
             **{name: value for name, (_, value) in flags.items()},
         )
@@ -828,12 +841,12 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
     """Run recorded frames (a folder of photos, a video file, a frame-source URL) through the
     referee's pipeline; print the events and a summary. Nothing is stored unless --store is given."""
-    from bgboard.config import ConfigError, load_config
+    from bgboard.config import ConfigError
     from bgboard.referee import SetupError
     from bgboard.replay import replay
 
     try:
-        config = load_config(_config_file(args)).with_overrides(camera_profile=args.profile, match_mode=args.mode)
+        config = _load_config(args).with_overrides(camera_profile=args.profile, match_mode=args.mode)
         replay(
             args.source,
             config,

@@ -11,14 +11,18 @@ valid config. ``bgboard/config.example.toml`` documents every key. In short:
             layout's name or a layout file), ``brightness`` (0 to 1)
 ``buttons`` ``pins``: ``"done=5,undo=6"`` or a table ``{ done = 5, undo = 6 }``
 ``match``   ``players``, ``length`` (0 = money), ``crawford``, ``jacoby``, ``beaver``,
-            ``max_cube``, ``mode`` (``referee`` or ``log``), ``bottom_player``, ``teach``
-            (hints and feedback from gnubg), ``hint_ply`` (gnubg's depth, 0 to 2)
+            ``max_cube``, ``mode`` (``referee`` or ``log``), ``player_at_bottom`` (1 or 2),
+            ``teach`` (hints and feedback from gnubg), ``hint_ply`` (gnubg's depth, 0 to 2)
 ``store``   ``path`` (the SQLite match store)
 ==========  ===================================================================================
 
 Where the file is found (:func:`find_config`): the path given, else ``$BGBOARD_CONFIG``, else
 ``$XDG_CONFIG_HOME/bgboard/config.toml`` (``~/.config``), else ``/etc/bgboard/config.toml``,
 else the built-in defaults. Relative paths in a file are relative to the file's folder.
+
+Players are numbered 1 and 2 in the order ``players`` names them, as everywhere bgboard speaks
+to people. A key that was renamed (:data:`RENAMED`) is still read, with the meaning it had, and
+the config's :attr:`Config.notices` say what to write instead.
 
 Any key can be overridden by an environment variable ``BGBOARD_<SECTION>_<KEY>``
 (``BGBOARD_LEDS_PANEL=terminal``, ``BGBOARD_MATCH_MAX_CUBE=64``), and four keys also by the
@@ -149,7 +153,9 @@ class MatchConfig:
     :param beaver: beavers allowed (money play).
     :param max_cube: the highest cube value, a power of two, or ``None`` for no limit.
     :param mode: ``referee`` (judge and record) or ``log`` (record only).
-    :param bottom_player: the engine player (0 or 1) sitting at the bottom of the camera's view.
+    :param player_at_bottom: the player (1 or 2, in the order of ``players``) sitting at the
+        bottom of the camera's view: the board's player 1, whose numbering names the points and
+        whose seat the LEDs call ``turn.1``.
     :param teach: teach mode: gnubg's best play lit after each roll, its verdict on each move
         said and stored with it (needs gnubg installed).
     :param hint_ply: gnubg's search depth for hints, 0 to 2 (0 answers in about 10 ms).
@@ -162,9 +168,14 @@ class MatchConfig:
     beaver: bool = False
     max_cube: int | None = None
     mode: Mode = "referee"
-    bottom_player: int = 1
+    player_at_bottom: int = 1
     teach: bool = False
     hint_ply: int = 0
+
+    @property
+    def bottom_player(self) -> int:
+        """The engine's index (0 or 1) of the player at the bottom."""
+        return self.player_at_bottom - 1
 
     def options(self) -> MatchOptions:
         """The rules in force, as the engine takes them."""
@@ -193,7 +204,9 @@ class StoreConfig:
 class Config:
     """All the settings, one frozen section per TOML table.
 
-    ``source`` (the file read, if any) is informative and not compared.
+    ``source`` (the file read, if any) is informative and not compared; so are ``notices``,
+    what the file or environment should say instead of a renamed key (each naming the file and
+    line or the variable), for whoever runs the config to show.
     """
 
     camera: CameraConfig = field(default_factory=CameraConfig)
@@ -202,6 +215,7 @@ class Config:
     match: MatchConfig = field(default_factory=MatchConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
     source: Path | None = field(default=None, compare=False)
+    notices: tuple[str, ...] = field(default=(), compare=False)
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<config>", base: Path | None = None) -> Config:
@@ -245,8 +259,18 @@ class Config:
         """
         changes: dict[tuple[str, str], object] = {}
         aliased: dict[tuple[str, str], tuple[str, str]] = {}
+        renamed: dict[tuple[str, str], object] = {}
+        notices: list[str] = []
         for variable, text in env.items():
             if not variable.startswith(ENV_PREFIX):
+                continue
+            old = _RENAMED_VARIABLES.get(variable)
+            if old is not None:
+                rename = RENAMED[old]
+                value = rename.read(_parse_text(rename.old, text, "environment", variable))
+                renamed[old[0], rename.key] = value
+                new = _env_name(old[0], rename.key)
+                notices.append(f"environment: {variable} is an old name: set {new}={value} instead ({rename.why})")
                 continue
             if variable in _ALIASES:
                 aliased[_ALIASES[variable]] = (variable, text)
@@ -269,7 +293,10 @@ class Config:
         for target, (variable, text) in aliased.items():
             if target not in changes:
                 changes[target] = _parse_text(_SCHEMA[target[0]][target[1]], text, "environment", variable)
-        return self._with(changes)
+        for target, value in renamed.items():
+            changes.setdefault(target, value)
+        config = self._with(changes)
+        return replace(config, notices=config.notices + tuple(notices)) if notices else config
 
     def with_overrides(self, *, flag_names: Mapping[str, str] | None = None, **flags: object) -> Config:
         """This config with CLI flags applied, named ``<section>_<key>`` (``match_length=5``).
@@ -574,7 +601,7 @@ _SCHEMA: Final[dict[str, dict[str, _Kind]]] = {
             _optional_text(_integer_text),
         ),
         "mode": _Kind(_text('"referee" or "log"', ("referee", "log")), _TEXT_DUMP),
-        "bottom_player": _Kind(_integer(lambda n: n in (0, 1), "0 or 1"), str, _integer_text),
+        "player_at_bottom": _Kind(_integer(lambda n: n in (1, 2), "1 or 2"), str, _integer_text),
         "teach": _Kind(_boolean, lambda flag: "true" if flag else "false", _boolean_text),
         "hint_ply": _Kind(_integer(lambda n: 0 <= n <= 2, "0, 1 or 2"), str, _integer_text),
     },
@@ -582,6 +609,34 @@ _SCHEMA: Final[dict[str, dict[str, _Kind]]] = {
         "path": _Kind(_optional(_path), lambda path: _string(str(path)), _optional_text(None)),
     },
 }
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    """A key that was renamed: still read, with its old meaning, and turned into the new key.
+
+    :ivar key: the new key, in the same table.
+    :ivar old: how the old key's value was checked.
+    :ivar read: the old value as the new key's value.
+    :ivar why: what changed, for the notice.
+    """
+
+    key: str
+    old: _Kind
+    read: Callable[[Any], object]
+    why: str
+
+
+#: Old keys, by ``(table, key)``.
+RENAMED: Final = {
+    ("match", "bottom_player"): Renamed(
+        "player_at_bottom",
+        _Kind(_integer(lambda n: n in (0, 1), "0 or 1"), str, _integer_text),
+        lambda n: n + 1,
+        "players are numbered 1 and 2 now, in the order of players",
+    ),
+}
+_RENAMED_VARIABLES: Final = {f"{ENV_PREFIX}{table}_{key}".upper(): (table, key) for table, key in RENAMED}
 
 _ALIASES: Final = {
     "BGBOARD_CAMERA": ("camera", "source"),
@@ -618,6 +673,7 @@ def _show(value: object) -> str:
 
 def _from_mapping(data: Mapping[str, Any], text: str, source: str, base: Path | None) -> Config:
     changes: dict[tuple[str, str], object] = {}
+    notices: list[str] = []
     for section, table in data.items():
         if section not in _SCHEMA:
             if not isinstance(table, dict):
@@ -635,6 +691,24 @@ def _from_mapping(data: Mapping[str, Any], text: str, source: str, base: Path | 
         for key, value in table.items():
             kind = _SCHEMA[section].get(key)
             where = f"{section}.{key}"
+            rename = RENAMED.get((section, key))
+            if rename is not None:
+                line = _line_of(text, section, key)
+                if rename.key in table:
+                    problem = f"{key} is the old name of {rename.key}, and both are set: remove {key}"
+                    raise ConfigError(source, line, where, problem)
+                try:
+                    new_value = rename.read(rename.old.parse(value, base))
+                except _BadValueError as bad:
+                    problem = f"{bad.problem(_show(value))} ({key} is the old name of {rename.key})"
+                    raise ConfigError(source, line, where, problem) from None
+                changes[section, rename.key] = new_value
+                place = f"{source}:{line}" if line is not None else source
+                notices.append(
+                    f"{place}: {where} = {_show(value)} is read as {rename.key} = {new_value}; "
+                    f"write that instead ({rename.why})"
+                )
+                continue
             if kind is None:
                 close = difflib.get_close_matches(key, _SCHEMA[section], n=1)
                 elsewhere = [name for name, keys in _SCHEMA.items() if key in keys]
@@ -651,7 +725,7 @@ def _from_mapping(data: Mapping[str, Any], text: str, source: str, base: Path | 
             except _BadValueError as bad:
                 problem = bad.problem(_show(value))
                 raise ConfigError(source, _line_of(text, section, key), where, problem) from None
-    return Config()._with(changes)
+    return replace(Config()._with(changes), notices=tuple(notices))
 
 
 _TOML_PLACE: Final = re.compile(r"\s*\(at line (\d+), column (\d+)\)\s*$")

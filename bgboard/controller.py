@@ -161,14 +161,24 @@ COMMANDS: Final = (
 )
 
 
+def number(player: int | None) -> int | None:
+    """The player as people number him (1 or 2) from the engine's index (0 or 1); ``None`` stays."""
+    return None if player is None else player + 1
+
+
 class Controller:
     """Follow one match on the board.
 
     :param state: the match as it stands (a new match, or one resumed from the store).
     :param mode: ``referee`` (judge and record) or ``log`` (record only; illegal moves noted).
     :param settle: seconds dice, or a finished board with the dice picked up, must lie still.
-    :param bottom_player: the engine player (0 or 1) at seat 1, whose numbering the board uses.
-    :param names: the names of player 0 and player 1, for the console's words.
+    :param bottom_player: the engine's index (0 or 1) of the player at seat 1, the bottom of the
+        camera's view, whose numbering the board uses; by default 1, gnubg's bottom player (the
+        app passes the config's ``player_at_bottom``, by default the first named).
+    :param names: the names of the players (engine indexes 0 and 1), for the console's words.
+
+    In the events' fields players are numbered as people number them: ``"player": 1`` is the
+    first of ``names`` (engine index 0), 2 the second; so are ``on_roll`` and ``winner``.
     :param teach: ask for a hint after every roll (a ``hint-wanted`` event), show it, use it as
         a prior, and give feedback on each move against it.
     """
@@ -180,7 +190,7 @@ class Controller:
         mode: Mode = "referee",
         settle: float = SETTLE,
         bottom_player: int = 1,
-        names: tuple[str, str] = ("player 0", "player 1"),
+        names: tuple[str, str] = ("player 1", "player 2"),
         teach: bool = False,
     ) -> None:
         if mode not in ("referee", "log"):
@@ -707,7 +717,7 @@ class Controller:
         self._reset_turn()
         kind, text, fields = _describe(before, action, after, self.names)
         if before.turn is not None:
-            fields = {"player": before.turn, **fields}
+            fields = {"player": number(before.turn), **fields}
         if undo:
             kind, text = "correction", f"corrected: {text}"
         events = [Event(kind, text, fields, action, source, confidence, note, undo, verdict=None)]
@@ -717,7 +727,7 @@ class Controller:
             events.append(self._hint_wanted(asked=False))
         if after.is_over() and after.last_result is not None:
             result = after.last_result
-            score = {"score": list(after.score), "winner": result.winner, "points": result.points}
+            score = {"score": list(after.score), "winner": number(result.winner), "points": result.points}
             said = str(result).replace(f"player {result.winner}", self.names[result.winner], 1)
             words = f"{said}; score {after.score[0]}-{after.score[1]}"
             events.append(Event("game-over", words, score))
@@ -793,11 +803,12 @@ class Controller:
         if not plays:
             assert state.dice is not None
             text = f"hint: no legal move for {state.dice.spoken()}"
-            return [Event("hint", text, {"play": "", "equity": None, "ply": None, "player": state.on_roll})]
+            fields: dict[str, Any] = {"play": "", "equity": None, "ply": None, "player": number(state.on_roll)}
+            return [Event("hint", text, fields)]
         best = plays[0]
         play = str(best.play)
         text = f"hint: {play} (gnubg {best.ply}-ply, equity {best.equity:+.3f})"
-        fields: dict[str, Any] = {"play": play, "equity": best.equity, "ply": best.ply, "player": state.on_roll}
+        fields = {"play": play, "equity": best.equity, "ply": best.ply, "player": number(state.on_roll)}
         return [Event("hint", text, fields)]
 
     def on_cube_hint(self, gnubgid: str, advice: CubeAdvice, t: float) -> list[Event]:
@@ -806,7 +817,7 @@ class Controller:
         if state.phase not in (Phase.ROLL, Phase.DOUBLED) or gnubgid != state.gnubg_id():
             return []
         words = advice.action[:1].lower() + advice.action[1:]
-        fields: dict[str, Any] = {**advice.to_json(), "player": state.turn}
+        fields: dict[str, Any] = {**advice.to_json(), "player": number(state.turn)}
         return [Event("cube-hint", f"gnubg: {words} ({advice.ply}-ply)", fields)]
 
     def _feedback(self, before: MatchState, after: MatchState) -> Event | None:
@@ -822,7 +833,7 @@ class Controller:
         result = after.position.swap()
         best = hint.plays[0]
         played = next((p for p in hint.plays if p.after == result), None)
-        fields: dict[str, Any] = {"best": str(best.play), "ply": best.ply, "player": before.on_roll}
+        fields: dict[str, Any] = {"best": str(best.play), "ply": best.ply, "player": number(before.on_roll)}
         if played is None:
             assert before.dice is not None
             text_play = str(legal_plays(before.position, before.dice).play_for(result) or "no move")
@@ -854,7 +865,7 @@ def _describe(
             return (
                 "opening-roll",
                 f"opening roll {die0}-{die1}: {names[after.on_roll or 0]} plays first",
-                {"dice": [die0, die1], "on_roll": after.on_roll},
+                {"dice": [die0, die1], "on_roll": number(after.on_roll)},
             )
         case Roll(dice):
             return "roll", f"{who}rolled {dice.spoken()}", {"dice": [dice.first, dice.second]}

@@ -43,6 +43,7 @@ from typing import Any, Final, TextIO
 import cv2
 import numpy as np
 
+from bgboard.config import MatchConfig
 from bgboard.controller import Controller, Event
 from bgboard.store import MatchStore, default_file_name
 from bgboard.table import Latency, Table
@@ -456,7 +457,9 @@ class DemoGame:
         self.match_id = store.start_match(
             self.names, record.length, record.options, {"Event": "bgboard demo", "Round": f"game {game + 1}"}
         )
-        self.controller = Controller(initial, names=self.names, teach=hints is not None)
+        self.controller = Controller(
+            initial, bottom_player=MatchConfig().bottom_player, names=self.names, teach=hints is not None
+        )
         self.table = Table(
             reader,
             MotionGate(reader.homography),

@@ -146,6 +146,9 @@ def check_config(path: Path | None = None, env: Mapping[str, str] = os.environ) 
             ),
             config,
         )
+    if config.notices:
+        renamed = "; ".join(config.notices)
+        return CheckResult("config", "warning", renamed, "change those lines; the old names still work"), config
     return _ok("config", f"{found} is valid", path=str(found)), config
 
 

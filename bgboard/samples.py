@@ -14,14 +14,15 @@ from pathlib import Path
 
 import cv2
 
+from bgboard.config import MatchConfig
 from bgboard.demo import board_scene, demo_record, demo_setup, rolling_half
 from engine.match import Move, OpeningRoll, Roll
 from engine.position import Position
 from hardware.presenter import seat_of
 from vision.render import BoardStyle, Camera, CubeSpec, DieSpec, Lighting, Scene, render
 
-#: The player at the bottom of the camera's view, as in the default config (``bottom_player``).
-BOTTOM_PLAYER = 1
+#: The engine index of the player at the bottom of the camera's view, as in the default config.
+BOTTOM_PLAYER = MatchConfig().bottom_player
 
 
 @dataclass

@@ -62,7 +62,7 @@ def test_defaults() -> None:
         beaver=False,
         max_cube=None,
         mode="referee",
-        bottom_player=1,
+        player_at_bottom=1,
         teach=False,
         hint_ply=0,
     )
@@ -111,7 +111,7 @@ jacoby = true
 beaver = true
 max_cube = 16
 mode = "log"
-bottom_player = 0
+player_at_bottom = 2
 teach = true
 hint_ply = 2
 
@@ -125,7 +125,7 @@ def test_every_key(tmp_path: Path) -> None:
     assert config.camera == CameraConfig("v4l2:///dev/video0?width=1280", tmp_path / "conf/profiles/board.toml", 1.0)
     assert config.leds == LedsConfig("serial:/dev/ttyUSB0", str(tmp_path / "conf/layouts/mine.toml"), 0.25)
     assert config.buttons.as_dict() == {"done": 5, "undo": "GPIO6"}
-    assert config.match == MatchConfig(("Ann", "Bob"), 0, False, True, True, 16, "log", 0, True, 2)
+    assert config.match == MatchConfig(("Ann", "Bob"), 0, False, True, True, 16, "log", 2, True, 2)
     assert config.store.path == Path("/var/lib/bgboard/matches.sqlite3")
     assert isinstance(config.camera.settle, float)
 
@@ -253,7 +253,7 @@ def test_env_overrides_file(tmp_path: Path) -> None:
         ("BGBOARD_MATCH_MAX_CUBE", "64", "match", "max_cube", 64),
         ("BGBOARD_MATCH_MAX_CUBE", "", "match", "max_cube", None),
         ("BGBOARD_MATCH_MODE", "log", "match", "mode", "log"),
-        ("BGBOARD_MATCH_BOTTOM_PLAYER", "0", "match", "bottom_player", 0),
+        ("BGBOARD_MATCH_PLAYER_AT_BOTTOM", "2", "match", "player_at_bottom", 2),
         ("BGBOARD_MATCH_TEACH", "yes", "match", "teach", True),
         ("BGBOARD_MATCH_TEACH", "false", "match", "teach", False),
         ("BGBOARD_MATCH_HINT_PLY", "1", "match", "hint_ply", 1),
@@ -276,6 +276,7 @@ def test_env_parses_each_type(variable: str, text: str, section: str, key: str, 
         ("BGBOARD_MATCH_MAX_CUBE", "3", "a power of two"),
         ("BGBOARD_MATCH_MODE", "teach", '"referee" or "log"'),
         ("BGBOARD_MATCH_PLAYERS", "Ann", "two player names"),
+        ("BGBOARD_MATCH_PLAYER_AT_BOTTOM", "0", "1 or 2"),
         ("BGBOARD_MATCH_BOTTOM_PLAYER", "2", "0 or 1"),
         ("BGBOARD_LEDS_PANEL", "", "an LED panel address"),
     ],
@@ -444,6 +445,7 @@ def test_dotted_keys_are_found(tmp_path: Path) -> None:
         ("[match]\nplayers = 3", 2, "match.players", "expected two player names"),
         ("[match]\nmax_cube = 1", 2, "match.max_cube", "expected a power of two from 2 to 32768, got 1"),
         ('[match]\nmode = "Referee"', 2, "match.mode", 'expected "referee" or "log", got "Referee"'),
+        ("[match]\n\nplayer_at_bottom = 0", 3, "match.player_at_bottom", "expected 1 or 2, got 0"),
         ("[match]\n\nbottom_player = 2", 3, "match.bottom_player", "expected 0 or 1, got 2"),
         ('[match]\nteach = "yes"', 2, "match.teach", 'expected true or false, got "yes"'),
         ("[match]\nhint_ply = 3", 2, "match.hint_ply", "expected 0, 1 or 2, got 3"),
@@ -542,3 +544,37 @@ def test_teach_mode_from_the_environment_and_the_command_line() -> None:
     assert config.with_overrides(match_teach=None).match.teach is True
     with pytest.raises(ConfigError, match="BGBOARD_MATCH_HINT_PLY"):
         Config().with_environment({"BGBOARD_MATCH_HINT_PLY": "5"})
+
+
+@pytest.mark.parametrize(("old", "new"), [(0, 1), (1, 2)])
+def test_the_old_bottom_player_key_keeps_its_meaning_and_says_what_to_write(tmp_path: Path, old: int, new: int) -> None:
+    # Before players were numbered 1 and 2, bottom_player gave the engine's index (0 or 1):
+    # a config written then must seat the same person at the bottom now.
+    file = write(tmp_path / "config.toml", f'[match]\nplayers = ["Ann", "Bob"]\nbottom_player = {old}\n')
+    config = Config.load(file)
+    assert config.match.player_at_bottom == new
+    assert config.match.bottom_player == old
+    assert config.notices == (
+        f"{file}:3: match.bottom_player = {old} is read as player_at_bottom = {new}; "
+        "write that instead (players are numbered 1 and 2 now, in the order of players)",
+    )
+    assert Config.from_toml(config.to_toml()).match == config.match
+    assert "bottom_player" not in config.to_toml()
+
+
+def test_the_old_bottom_player_variable_keeps_its_meaning() -> None:
+    config = Config().with_environment({"BGBOARD_MATCH_BOTTOM_PLAYER": "1"})
+    assert config.match.player_at_bottom == 2
+    assert config.notices and "set BGBOARD_MATCH_PLAYER_AT_BOTTOM=2 instead" in config.notices[0]
+    # The new name, when both are set, is the one that counts.
+    both = Config().with_environment({"BGBOARD_MATCH_BOTTOM_PLAYER": "1", "BGBOARD_MATCH_PLAYER_AT_BOTTOM": "1"})
+    assert both.match.player_at_bottom == 1
+
+
+def test_old_and_new_bottom_keys_together_are_refused() -> None:
+    with pytest.raises(ConfigError) as caught:
+        Config.from_toml("[match]\nplayer_at_bottom = 1\nbottom_player = 1\n", source="c.toml")
+    assert str(caught.value) == (
+        "c.toml:3: match.bottom_player: bottom_player is the old name of player_at_bottom, and both are set: "
+        "remove bottom_player"
+    )

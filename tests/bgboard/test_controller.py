@@ -379,7 +379,8 @@ def test_double_and_drop_from_buttons_ends_the_game(to_roll: MatchState) -> None
     events = c.on_button("drop", 2.0)
     assert kinds(events) == ["drop", "game-over"]
     assert events[0].action == Drop(by=1)
-    assert events[1].fields == {"score": [1, 0], "winner": 0, "points": 1}
+    # Players are numbered 1 and 2 in events, as people number them: the engine's 0 is player 1.
+    assert events[1].fields == {"score": [1, 0], "winner": 1, "points": 1}
     assert c.state.phase is Phase.GAME_OVER
 
 
@@ -623,7 +624,7 @@ def test_teach_mode_asks_for_a_hint_after_the_roll_and_lights_it() -> None:
     events = c.on_hint(state.gnubg_id(), ranked(state, *HINTS_31), 0.1)
     assert kinds(events) == ["hint"]
     assert events[0].text == "hint: 8/5 6/5 (gnubg 0-ply, equity +0.150)"
-    assert events[0].fields == {"play": "8/5 6/5", "equity": 0.150, "ply": 0, "player": 1}
+    assert events[0].fields == {"play": "8/5 6/5", "equity": 0.150, "ply": 0, "player": 2}
     assert c.hint is not None and str(c.hint.play) == "8/5 6/5"
     # Player 1 sits at seat 1, so his point numbers are the LEDs': from 8 and 6, to 5.
     scene = c.scene()
@@ -752,7 +753,7 @@ def test_the_hint_button_asks_for_cube_advice_before_a_roll(to_roll: MatchState)
     events = c.on_cube_hint(to_roll.gnubg_id(), advice, 0.1)
     assert kinds(events) == ["cube-hint"]
     assert events[0].text == "gnubg: no double, take (0-ply)"
-    assert events[0].fields["double"] is False and events[0].fields["player"] == 0
+    assert events[0].fields["double"] is False and events[0].fields["player"] == 1
     # Stale cube advice is ignored too.
     c.on_button("double", 1.0)
     assert c.on_cube_hint(to_roll.gnubg_id(), advice, 1.1) == []

@@ -77,6 +77,14 @@ def test_a_valid_config_file_is_ok(tmp_path: Path) -> None:
     assert result.status == "ok" and config is not None and config.leds.panel == "/dev/bgboard-leds"
 
 
+def test_an_old_key_is_a_warning_saying_what_to_write(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("[match]\nbottom_player = 0\n")
+    result, config = check_config(path, env={})
+    assert result.status == "warning" and config is not None and config.match.player_at_bottom == 1
+    assert f"{path}:2: match.bottom_player = 0 is read as player_at_bottom = 1" in result.message
+
+
 def test_a_misspelt_key_is_a_problem_naming_the_line(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text("[match]\nlenght = 5\n")

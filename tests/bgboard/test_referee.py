@@ -136,8 +136,9 @@ def test_the_opening_roll_and_a_move_are_recorded_from_the_camera(config: Config
     assert "Ann" in str(events[0]["text"]) and "5-point match" in str(events[0]["text"])
 
     actions = stored(config)
-    assert actions[0] == OpeningRoll(2, 5)
-    assert isinstance(actions[1], Move) and actions[1].by == 1
+    # Ann, the first named, sits at the bottom by default: the 5 on her side is hers.
+    assert actions[0] == OpeningRoll(5, 2)
+    assert isinstance(actions[1], Move) and actions[1].by == 0
     assert len(actions) == 2
     # The LEDs showed the match, and went dark when the referee stopped.
     assert len(panel.scenes) >= 3
@@ -162,7 +163,8 @@ def test_a_camera_that_stops_is_reopened_and_the_match_goes_on(config: Config) -
     assert next(e for e in run.events() if e["event"] == "camera-back")["text"] == CAMERA_BACK
     assert len(cameras.opened) == 2
     actions = stored(config)
-    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+    # The bottom player's die first, and by default the first-named player sits at the bottom.
+    assert actions[0] == OpeningRoll(5, 2) and isinstance(actions[1], Move)
 
 
 class FailingCamera(FakeCamera):
@@ -213,7 +215,7 @@ def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
         summary = store.last_match(unfinished=True)
         assert summary is not None
         expected = store.state(summary.id)
-    assert expected.phase is Phase.ROLL and expected.on_roll == 0
+    assert expected.phase is Phase.ROLL and expected.on_roll == 1
 
     out = io.StringIO()
     second = Referee(config, out=out, resume=True, source_factory=idle(), live=False)
@@ -229,7 +231,7 @@ def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
     Running(second, out).stop_now()
     first_line = out.getvalue().splitlines()[0]
     assert first_line.split("  ", 1)[1].startswith(f"resumed match {summary.id}, Ann vs Bob, 5-point match")
-    assert first_line.endswith("score 0-0, Ann to roll or double")
+    assert first_line.endswith("score 0-0, Bob to roll or double")
 
 
 def test_resume_with_nothing_to_resume_starts_a_new_match(config: Config) -> None:
@@ -264,7 +266,8 @@ def test_keyboard_lines_reach_the_controller(config: Config) -> None:
         assert run.thread.is_alive()
         run.stop_now()
     actions = stored(config)
-    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+    # The bottom player's die first, and by default the first-named player sits at the bottom.
+    assert actions[0] == OpeningRoll(5, 2) and isinstance(actions[1], Move)
 
 
 def test_buttons_are_queued_to_the_table(config: Config) -> None:
@@ -369,7 +372,8 @@ def test_teach_without_gnubg_says_so_once_and_still_records(config: Config, monk
     ]
     assert "feedback" not in kinds
     actions = stored(config)
-    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+    # The bottom player's die first, and by default the first-named player sits at the bottom.
+    assert actions[0] == OpeningRoll(5, 2) and isinstance(actions[1], Move)
     assert run.referee.hints is None  # closed at the end
 
 

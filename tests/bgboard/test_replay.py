@@ -65,8 +65,8 @@ def test_a_folder_of_photos_gives_the_opening_roll_and_the_move(config: Config, 
     lines = out.getvalue().splitlines()
     assert (summary.frames, summary.reads, summary.rolls, summary.moves, summary.flagged) == (23, 2, 1, 1, 0)
     said = [line.split("s  ", 1)[1] for line in lines[:-1]]
-    assert said[0] == "opening roll 2-5: Bob plays first"
-    assert said[1] in ("Bob played 13/8 13/11", "Bob played 13/11 13/8")
+    assert said[0] == "opening roll 5-2: Ann plays first"
+    assert said[1] in ("Ann played 13/8 13/11", "Ann played 13/11 13/8")
     # Stamped with the frames' time: the dice lay still for the gate's and the controller's settle
     # after the last hand (frame 2, at 0.4 s).
     assert re.match(r" +\d+\.\d\ds  ", lines[0])
@@ -80,12 +80,12 @@ def test_a_video_file_gives_the_same_with_its_own_timestamps(config: Config, vid
     summary = replay(str(video), config, out=out, json_lines=True, store_path=store)
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [e["event"] for e in events] == ["opening-roll", "move", "summary"]
-    assert events[0]["dice"] == [2, 5] and events[0]["source"] == "camera"
+    assert events[0]["dice"] == [5, 2] and events[0]["source"] == "camera"
     assert events[-1]["frames"] == 23 and events[-1]["moves"] == 1 and events[-1]["rolls"] == 1
     # With --store the match is recorded there.
     with MatchStore(store, create=False) as stored:
         actions = [a.action for a in stored.actions(summary.match_id)]
-    assert actions[0] == OpeningRoll(2, 5) and isinstance(actions[1], Move)
+    assert actions[0] == OpeningRoll(5, 2) and isinstance(actions[1], Move)
 
 
 def test_the_cli_replays_a_folder_as_json_lines(
@@ -99,6 +99,25 @@ def test_the_cli_replays_a_folder_as_json_lines(
     events = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [e["event"] for e in events] == ["opening-roll", "move", "summary"]
     assert not (tmp_path / "users.sqlite3").exists()
+
+
+def test_an_old_config_seats_the_same_player_and_says_what_to_write(
+    no_user_config: Path, photos: Path, profile: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # bottom_player = 1 counted from 0: Bob, the second named, sits at the bottom, as he did.
+    config = tmp_path / "config.toml"
+    config.write_text('[match]\nplayers = ["Ann", "Bob"]\nlength = 5\nbottom_player = 1\n', encoding="utf-8")
+    out = io.StringIO()
+    argv = ["replay", str(photos), "--config", str(config), "--profile", str(profile), "--fps", "5", "--json"]
+    assert main(argv, out=out) == 0
+    events = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert events[0]["text"] == "opening roll 2-5: Bob plays first"
+    assert events[0]["on_roll"] == 2 and events[0]["dice"] == [2, 5]
+    assert events[1]["event"] == "move" and events[1]["player"] == 2
+    assert capsys.readouterr().err == (
+        f"bgboard: note: {config}:4: match.bottom_player = 1 is read as player_at_bottom = 2; write that instead"
+        " (players are numbered 1 and 2 now, in the order of players)\n"
+    )
 
 
 @pytest.mark.parametrize(
