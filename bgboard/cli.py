@@ -543,6 +543,7 @@ def cmd_doctor(args: argparse.Namespace, out: TextIO) -> int:
             ".bmp",
             ".tif",
             ".tiff",
+            ".webp",
         ):
             problem = "name a .png or .jpg file"
         if problem is not None:
@@ -1096,6 +1097,14 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     if not arguments:
         stream.write(FIRST_STEPS.format(version=bgboard.__version__))
         return 0
+    # argparse says only "the following arguments are required: COMMAND" for an unknown option
+    # given before any command; name the option instead.
+    known = {option for action in parser._actions for option in action.option_strings}
+    for word in arguments:
+        if not word.startswith("-"):
+            break
+        if word.split("=", 1)[0] not in known and not re.fullmatch(r"-v+", word):
+            parser.error(f"unrecognized option {word}: options go after the command (bgboard --help lists them)")
     args = parser.parse_args(arguments)
     logging.basicConfig(level=logging.WARNING - 10 * args.verbose, format="%(levelname)s %(name)s: %(message)s")
     handled: tuple[type[Exception], ...] = (BackgammonError, CliError)

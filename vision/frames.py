@@ -30,6 +30,10 @@ from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
+# FFmpeg prints its own lines ("moov atom not found") for a video it cannot open, beside the one
+# error this module raises. Read when OpenCV first starts FFmpeg; a value set outside wins.
+os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+
 import cv2
 import numpy as np
 

@@ -139,6 +139,16 @@ def test_version_is_the_installed_distributions() -> None:
     assert done.stdout == f"bgboard {version('bgboard')}\n"
 
 
+@pytest.mark.parametrize("argv", [["--bogus"], ["-v", "--json", "show"], ["--bogus=1", "demo"]])
+def test_an_unknown_option_before_the_command_is_named(argv: list[str]) -> None:
+    done = subprocess.run([sys.executable, "-m", "bgboard", *argv], capture_output=True, text=True, check=False)
+    unknown = next(word for word in argv if word not in ("-v", "show", "demo"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        f"bgboard: error: unrecognized option {unknown}: options go after the command (bgboard --help lists them)"
+    )
+
+
 def test_every_command_has_help_without_a_traceback() -> None:
     from bgboard.cli import build_parser
 

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import cv2
@@ -136,3 +139,16 @@ def test_a_malformed_address_is_named_before_anything_opens(url: str, said: str)
     with pytest.raises(CameraError) as caught:
         open_source(url)
     assert said in str(caught.value)
+
+
+def test_a_broken_video_file_is_one_error_without_ffmpegs_own_lines(tmp_path: Path) -> None:
+    bad = tmp_path / "broken.mp4"
+    bad.write_bytes(b"not a video")
+    code = (
+        "from vision.frames import open_source\n"
+        f"try:\n    open_source('video:{bad}')\nexcept Exception as e:\n    print(e)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OPENCV_FFMPEG_LOGLEVEL"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
+    assert "cannot open the video file" in done.stdout
+    assert done.stderr == ""
