@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,3 +39,18 @@ def no_user_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     empty = tmp_path / "config.toml"
     empty.write_text("", encoding="utf-8")
     return empty
+
+
+@pytest.fixture
+def referee_threads_end() -> Iterator[None]:
+    """Fail a test that leaves a referee's camera or ticker thread running (5 s to end)."""
+    before = set(threading.enumerate())
+    yield
+    # The keyboard's thread may wait for its stream's EOF; the referee's own threads end with it.
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        left = [t for t in set(threading.enumerate()) - before if t.name.startswith(("camera", "ticker"))]
+        if not left:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"threads left running: {left}")

@@ -9,7 +9,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -33,6 +33,8 @@ from engine.match import Move, OpeningRoll, Phase
 from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
 from vision.frames import Frame
+
+pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
 #: Seconds a referee thread may take to play what it is given.
 TIMEOUT = 60.0
@@ -439,17 +441,3 @@ def test_the_cli_tells_the_referee_which_settings_came_from_flags(
         "match.players": "--players",
     }
     assert options["resume"] is True
-
-
-@pytest.fixture(autouse=True)
-def _no_threads_left() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    # The referee's own threads end with it (the keyboard's may wait for its stream's EOF).
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        left = [t for t in set(threading.enumerate()) - before if t.name in ("camera", "ticker")]
-        if not left:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"threads left running: {left}")

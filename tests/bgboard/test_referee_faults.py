@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +43,8 @@ from bgboard.store import MatchStore
 from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
 from vision.frames import Frame
+
+pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
 
 @pytest.fixture(scope="module")
@@ -440,16 +442,3 @@ def test_resume_with_other_players_or_length_says_the_stored_match_keeps_its_own
     third = Referee(config, out=out, json_lines=True, resume=True, source_factory=idle(), given=given)
     third.run(stop)
     assert "settings-kept" not in out.getvalue()
-
-
-@pytest.fixture(autouse=True)
-def _no_threads_left() -> Iterator[None]:
-    before = set(threading.enumerate())
-    yield
-    deadline = time.monotonic() + 5
-    while time.monotonic() < deadline:
-        left = [t for t in set(threading.enumerate()) - before if t.name.startswith(("camera", "ticker"))]
-        if not left:
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"threads left running: {left}")
