@@ -6,9 +6,26 @@ Run from the project root, with the ``train`` extra installed (``pip install -e 
     python tools/train_dice.py [--out vision/models] [--seed 2026] [--threads 2]
 
 Reads the labelled photos in ``../shared/data/dice`` (see :func:`load_photos`), trains the
-detector, mines its mistakes on the training photos, trains the face classifier, fits the
-classifier's temperature on the validation photos, writes ``dice_detector.onnx`` and
-``dice_face.onnx`` and checks that OpenCV's ``dnn`` gives the same outputs as torch.
+detector, mines its mistakes on the training photos, makes synthetic negatives (see below),
+trains the face classifier, fits the classifier's temperature on the validation photos, writes
+``dice_detector.onnx`` and ``dice_face.onnx`` and checks that OpenCV's ``dnn`` gives the same
+outputs as torch. ``--stages`` runs only some of these (``detector``, ``mine``, ``negatives``,
+``classifier``, ``export``), from what earlier runs left in ``--work``. Without a trained
+detector there (and without the ``detector`` stage), the shipped ``dice_detector.onnx`` is run
+with OpenCV to mine, and shipped as it is (``--det-onnx`` names another file)::
+
+    python tools/train_dice.py --stages mine,negatives,classifier,export
+
+The synthetic negatives teach the classifier's "not a die" things that are no dice but that
+the detector boxes as dice: printed pages (lines of text and numbers in OpenCV's Hershey
+fonts, rulers, ArUco and AprilTag markers, blocks of cells), most of them photographed at a
+slant on a table under a lamp; boards drawn by :mod:`vision.render` in random styles, mostly
+with the doubling cube on them in random colours (checkers, points, frame, markers, the cube;
+nothing touching a die); and doubling cubes drawn alone (numbers 2 to 64 in several fonts, any
+colours, turn and lean). From the pages and boards they are the boxes the detector really draws
+there (see :func:`synthetic_negatives`); their seeds are their own (the tests and benchmarks use
+other ones, and the marker sheet of :mod:`vision.markers` is never among them). They are a
+tenth of the classifier's crops; the temperature is fitted on the real validation photos alone.
 
 The split (:func:`assign_parts`) is by *group of photos*, so copies of one photo never end up on
 both sides: the Roboflow export holds the same photo several times (rotated, flipped, re-encoded,
@@ -25,12 +42,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import pickle
+import shutil
 import sys
 import time
 import zlib
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -671,6 +690,440 @@ def mine_detections(forward: Any, cache: PhotoCache, threshold: float) -> list[t
     return out
 
 
+# -- synthetic negatives ---------------------------------------------------------------------------
+
+#: OpenCV's Hershey fonts: the print on the synthetic sheets and cubes.
+FONTS = (
+    cv2.FONT_HERSHEY_SIMPLEX,
+    cv2.FONT_HERSHEY_PLAIN,
+    cv2.FONT_HERSHEY_DUPLEX,
+    cv2.FONT_HERSHEY_COMPLEX,
+    cv2.FONT_HERSHEY_TRIPLEX,
+    cv2.FONT_HERSHEY_COMPLEX_SMALL,
+    cv2.FONT_HERSHEY_SCRIPT_SIMPLEX,
+    cv2.FONT_HERSHEY_SCRIPT_COMPLEX,
+)
+#: The numbers on a doubling cube's faces.
+CUBE_NUMBERS = (2, 4, 8, 16, 32, 64)
+#: The square fiducial markers drawn on the sheets: ArUco's and AprilTag's.
+MARKER_DICTIONARIES = (
+    cv2.aruco.DICT_4X4_50,
+    cv2.aruco.DICT_5X5_50,
+    cv2.aruco.DICT_6X6_50,
+    cv2.aruco.DICT_7X7_50,
+    cv2.aruco.DICT_APRILTAG_36h11,
+)
+_CHARACTERS = "abcdefghijklmnopqrstuvwxyz" * 3 + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "0123456789" * 2 + ".,:;()'-%/!?"
+#: Synthetic images made for each kind of negative (``--negatives`` scales them all).
+NEGATIVE_IMAGES = {"sheets": 160, "boards": 240, "cubes": 3000}
+#: The most detector boxes kept from one synthetic image, and random boxes added to a sheet.
+BOXES_PER_IMAGE = 90
+RANDOM_PER_SHEET = 30
+#: Render seeds of the synthetic boards start here (other uses of the renderer start low).
+RENDER_SEED = 10**8
+#: The share of the classifier's crops that are synthetic negatives, and how it is split.
+SYNTHETIC_SHARE = 0.1
+SYNTHETIC_KINDS = {"sheets": 0.4, "boards": 0.4, "cubes": 0.2}
+#: Synthetic negatives bigger than this (pixels) are kept shrunk to it: still over the
+#: classifier's crop, and a tenth of the memory of :data:`REGION_DIE`.
+REGION_NEGATIVE = 40.0
+
+
+def random_text(rng: np.random.Generator, words: int) -> str:
+    """Words of random letters, digits and punctuation."""
+    out = []
+    for _ in range(words):
+        n = int(rng.integers(1, 11))
+        word = "".join(rng.choice(list(_CHARACTERS), n))
+        if rng.random() < 0.15:
+            word = str(int(rng.integers(0, 1000)))
+        out.append(word)
+    return " ".join(out)
+
+
+def _put_text(
+    image: np.ndarray, text: str, x: int, y: int, height: float, font: int, thick: int, colour: tuple[int, ...]
+) -> int:
+    """Write ``text`` with its baseline at ``y``, capitals ``height`` pixels tall; returns its width."""
+    (_, base), _ = cv2.getTextSize("H", font & 15, 1.0, thick)
+    scale = height / max(base, 1)
+    (width, _), _ = cv2.getTextSize(text, font & 15, scale, thick)
+    cv2.putText(image, text, (x, y), font, scale, colour, thick, cv2.LINE_AA)
+    return int(width)
+
+
+def _ink_colour(rng: np.random.Generator, paper: np.ndarray) -> tuple[int, ...]:
+    """Mostly black-ish print; now and then a colour, always well off the paper's brightness."""
+    if rng.random() < 0.7:
+        return tuple(int(v) for v in rng.integers(0, 70, 3))
+    for _ in range(20):
+        ink = rng.integers(0, 256, 3)
+        if abs(float(ink.mean()) - float(paper.mean())) > 90:
+            return tuple(int(v) for v in ink)
+    return (0, 0, 0)
+
+
+def _fiducial(rng: np.random.Generator, side: int) -> np.ndarray:
+    """A random ArUco or AprilTag marker, ``side`` pixels square, grey."""
+    dictionary = cv2.aruco.getPredefinedDictionary(int(rng.choice(MARKER_DICTIONARIES)))
+    count = dictionary.bytesList.shape[0]
+    cells = dictionary.markerSize + 2
+    small = cv2.aruco.generateImageMarker(dictionary, int(rng.integers(count)), cells)
+    return cv2.resize(small, (side, side), interpolation=cv2.INTER_NEAREST)
+
+
+def synthetic_sheet(rng: np.random.Generator) -> np.ndarray:
+    """A printed page, BGR: lines of text and numbers in varied fonts, rulers, square markers.
+
+    Nothing on it is a die: every box the detector draws on it is a "not a die".
+    """
+    width = int(rng.integers(500, 1800))
+    height = round(width * rng.uniform(1.1, 1.5))
+    paper = np.clip(rng.normal(238, 12, 3) + rng.normal(0, 6), 150, 255)
+    sheet = np.empty((height, width, 3), np.uint8)
+    sheet[:] = paper.astype(np.uint8)
+    margin = int(rng.integers(10, max(11, width // 8)))
+    y = margin
+    while y < height - margin:
+        ink = _ink_colour(rng, paper)
+        kind = rng.choice(["text", "text", "text", "numbers", "ruler", "markers", "cells"])
+        if kind in ("text", "numbers"):
+            size = math.exp(rng.uniform(math.log(5), math.log(110)))
+            font = int(rng.choice(FONTS)) | (cv2.FONT_ITALIC if rng.random() < 0.15 else 0)
+            thick = max(1, round(size * rng.uniform(0.04, 0.16)))
+            for _ in range(int(rng.integers(1, 5))):
+                y += round(size * rng.uniform(1.4, 2.0))
+                if y > height - margin:
+                    break
+                if kind == "numbers":
+                    step = int(rng.choice([1, 2, 5, 10, 20, 25, 50, 100]))
+                    first = int(rng.integers(0, 100)) * step
+                    text = "  ".join(str(first + k * step) for k in range(int(rng.integers(2, 14))))
+                else:
+                    text = random_text(rng, int(rng.integers(2, 14)))
+                _put_text(sheet, text, margin + int(rng.integers(0, margin + 1)), y, size, font, thick, ink)
+        elif kind == "ruler":
+            y += int(rng.integers(10, 60))
+            length = int(rng.integers(width // 4, width - 2 * margin + 1))
+            bar = int(rng.integers(3, 30))
+            step = float(rng.uniform(4, 80))
+            thick = int(rng.integers(1, 4))
+            x0 = margin
+            cv2.rectangle(sheet, (x0, y), (x0 + length, y + bar), ink, thick)
+            fill = rng.random() < 0.6
+            tick = int(rng.integers(3, 30))
+            font = int(rng.choice(FONTS))
+            label = max(5.0, float(rng.uniform(0.3, 0.9) * step))
+            for k in range(int(length / step) + 1):
+                x = round(x0 + k * step)
+                if fill and k % 2 == 0 and x + step <= x0 + length:
+                    sheet[y : y + bar, x : round(x + step)] = ink
+                long = tick * (2 if k % 5 == 0 else 1)
+                cv2.line(sheet, (x, y + bar), (x, y + bar + long), ink, thick)
+                if rng.random() < 0.7:
+                    _put_text(
+                        sheet,
+                        str(k * 10),
+                        x - round(label / 2),
+                        y + bar + long + round(label * 1.4),
+                        label,
+                        font,
+                        1,
+                        ink,
+                    )
+            y += bar + 2 * tick + round(label * 2)
+        elif kind == "markers":
+            side = int(rng.integers(20, max(21, min(320, width // 2))))
+            quiet = round(side * rng.uniform(0.1, 0.4))
+            x = margin
+            y += quiet
+            while x + side + 2 * quiet < width - margin and y + side + quiet < height:
+                grey = _fiducial(rng, side)
+                sheet[y : y + side, x + quiet : x + quiet + side] = np.where(
+                    grey[..., None] > 127, sheet[y : y + side, x + quiet : x + quiet + side], np.array(ink, np.uint8)
+                )
+                if rng.random() < 0.5:
+                    cv2.rectangle(sheet, (x, y - quiet), (x + side + 2 * quiet, y + side + quiet), (200, 200, 200), 1)
+                x += side + 2 * quiet + int(rng.integers(0, side + 1))
+            y += side + quiet
+        else:
+            cell = int(rng.integers(3, 30))
+            rows, cols = int(rng.integers(2, 12)), int(rng.integers(2, max(3, (width - 2 * margin) // cell)))
+            y += cell
+            pattern = rng.random((rows, cols)) < rng.uniform(0.2, 0.8)
+            if rng.random() < 0.4:
+                pattern = (np.add.outer(np.arange(rows), np.arange(cols)) % 2).astype(bool)
+            for r, c in zip(*np.nonzero(pattern), strict=True):
+                x0, y0 = margin + c * cell, y + r * cell
+                if y0 + cell < height and x0 + cell < width:
+                    sheet[y0 : y0 + cell, x0 : x0 + cell] = ink
+            y += rows * cell
+        y += int(rng.integers(4, 40))
+    return sheet
+
+
+def photographed(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``image`` (a flat sheet) as a camera sees it: on a table, at a slant, under a lamp."""
+    height, width = image.shape[:2]
+    out_w = int(rng.integers(400, 1900))
+    out_h = round(out_w * rng.uniform(0.55, 1.5))
+    table = np.empty((out_h, out_w, 3), np.uint8)
+    table[:] = rng.integers(20, 230, 3).astype(np.uint8)
+    ph = out_h * rng.uniform(0.5, 1.3)
+    pw = ph * width / height
+    if pw > out_w * rng.uniform(0.8, 1.3):
+        pw = out_w * rng.uniform(0.6, 1.0)
+        ph = pw * height / width
+    cx, cy = out_w * rng.uniform(0.35, 0.65), out_h * rng.uniform(0.35, 0.65)
+    corners = np.array([[-pw / 2, -ph / 2], [pw / 2, -ph / 2], [pw / 2, ph / 2], [-pw / 2, ph / 2]])
+    corners += rng.normal(0, 0.05 * min(pw, ph), corners.shape)
+    angle = math.radians(rng.normal(0, 10) + (180 if rng.random() < 0.2 else 0))
+    turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+    corners = corners @ turn.T + [cx, cy]
+    # Shrink first where the page is much bigger than it shows, so the warp does not alias.
+    shrink = min(1.0, 1.5 * max(pw / width, ph / height))
+    if shrink < 1.0:
+        image = cv2.resize(
+            image, (max(1, round(width * shrink)), max(1, round(height * shrink))), interpolation=cv2.INTER_AREA
+        )
+    h, w = image.shape[:2]
+    source = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    warp = cv2.getPerspectiveTransform(source, corners.astype(np.float32))
+    shot = cv2.warpPerspective(image, warp, (out_w, out_h), dst=table, borderMode=cv2.BORDER_TRANSPARENT)
+    x = shot.astype(np.float32)
+    yy, xx = np.mgrid[0:out_h, 0:out_w].astype(np.float32)
+    gx, gy = rng.uniform(-1, 1, 2)
+    light = 1.0 - rng.uniform(0.0, 0.45) * np.clip(0.5 + gx * (xx / out_w - 0.5) + gy * (yy / out_h - 0.5), 0, 1)
+    x = x * light[..., None] * np.exp(rng.normal(0, 0.08, 3)).astype(np.float32) * rng.uniform(0.75, 1.15)
+    if rng.random() < 0.8:
+        x = cv2.GaussianBlur(x, (0, 0), rng.uniform(0.3, 2.0))
+    x = x + rng.normal(0, rng.uniform(0.5, 7), x.shape).astype(np.float32)
+    out = np.clip(x, 0, 255).astype(np.uint8)
+    ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
+
+
+def synthetic_board(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """A rendered frame (:mod:`vision.render`) of a random board, mostly with the cube on it.
+
+    :returns: the frame, its dice's boxes ``(n, 4)`` and the cube's top face's box (or None).
+    """
+    from vision.geometry import FieldGeometry
+    from vision.render import Camera, CubeSpec, Lighting, random_scene, random_style, render
+
+    style = random_style(rng)
+    if rng.random() < 0.6:
+        body = rng.integers(0, 256, 3)
+        ink = rng.integers(0, 256, 3)
+        if abs(float(body.mean()) - float(ink.mean())) > 70:
+            style = replace(style, cube_colour=tuple(int(v) for v in body), cube_ink=tuple(int(v) for v in ink))
+    size = [(1280, 720), (1280, 720), (960, 720), (1920, 1080), (640, 480), (800, 600)][int(rng.integers(6))]
+    camera, lighting = Camera.random(rng, size), Lighting.random(rng)
+    scene = random_scene(rng, dice=int(rng.integers(0, 3)))
+    if scene.cube is None and rng.random() < 0.85:
+        value = int(rng.choice((1, *CUBE_NUMBERS)))
+        scene = replace(scene, cube=CubeSpec(value, None if value == 1 else int(rng.integers(1, 3))), track=None)
+    shot = render(
+        scene,
+        style=style,
+        camera=camera,
+        lighting=lighting,
+        hand=bool(rng.random() < 0.1),
+        markers=bool(rng.random() < 0.7),
+        seed=RENDER_SEED + int(rng.integers(10**8)),
+    )
+    cube = None
+    if scene.cube is not None:
+        geom = FieldGeometry(style.bar_fraction)
+        x, y = geom.cube_center(scene.cube.owner)
+        half = 0.45 * geom.checker_diameter
+        square = np.array(
+            [[x - half, y - half, 1], [x + half, y - half, 1], [x + half, y + half, 1], [x - half, y + half, 1]]
+        )
+        corners = square @ shot.homography.T
+        corners = corners[:, :2] / corners[:, 2:]
+        (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
+        cube = np.array([x0, y0, x1 - x0, y1 - y0])
+    return shot.image, np.asarray(shot.dice_boxes, np.float64).reshape(-1, 4), cube
+
+
+def synthetic_cube(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A doubling cube seen from above on a plain or textured ground: its number in a random
+    font, body and ink colours, turn, slant and shadow.
+
+    :returns: the picture and the cube's box.
+    """
+    side = int(rng.integers(24, 130))
+    size = 3 * side
+    ground = rng.integers(0, 256, 3).astype(np.float32)
+    from vision._textures import smooth_noise
+
+    texture = 1 + rng.uniform(0, 0.25) * smooth_noise(rng, size, size, rng.uniform(2, 40), rng.uniform(2, 40))
+    image = ground[None, None] * texture[..., None]
+    body = rng.integers(0, 256, 3).astype(np.float32)
+    if rng.random() < 0.5:
+        body = np.full(3, rng.uniform(200, 250)) + rng.normal(0, 6, 3)
+    ink = rng.integers(0, 256, 3).astype(np.float32)
+    while abs(float(ink.mean() - body.mean())) < 70:
+        ink = rng.integers(0, 256, 3).astype(np.float32)
+    big = 4
+    n = side * big
+    c = (n - 1) / 2
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float32)
+    radius = rng.uniform(0.05, 0.25) * n
+    qx = np.maximum(np.abs(xx - c) - (n / 2 - radius), 0)
+    qy = np.maximum(np.abs(yy - c) - (n / 2 - radius), 0)
+    alpha = np.clip(0.5 - (np.hypot(qx, qy) - radius), 0, 1)
+    edge = np.minimum(np.minimum(xx, n - 1 - xx), np.minimum(yy, n - 1 - yy)) / n
+    shade = 1 - rng.uniform(0, 0.3) * (1 - np.clip(edge / 0.12, 0, 1))
+    text = str(int(rng.choice(CUBE_NUMBERS)))
+    font = int(rng.choice(FONTS[:6])) | (cv2.FONT_ITALIC if rng.random() < 0.1 else 0)
+    thick = max(1, round(n * rng.uniform(0.04, 0.12)))
+    (tw, th), _ = cv2.getTextSize(text, font & 15, 1.0, thick)
+    scale = rng.uniform(0.4, 0.75) * n / max(tw, th * 1.2)
+    (tw, th), _ = cv2.getTextSize(text, font & 15, scale, thick)
+    mask = np.zeros((n, n), np.uint8)
+    cv2.putText(mask, text, ((n - tw) // 2, (n + th) // 2), font, scale, 255, thick, cv2.LINE_AA)
+    print_alpha = mask.astype(np.float32)[..., None] / 255.0
+    face = shade[..., None] * body[None, None]
+    face = face + (ink[None, None] - face) * print_alpha
+    face = cv2.resize(face, (side, side), interpolation=cv2.INTER_AREA)
+    alpha = cv2.resize(alpha, (side, side), interpolation=cv2.INTER_AREA)
+    angle = rng.uniform(0, 360)
+    centre = np.array([size / 2, size / 2]) + rng.normal(0, side * 0.1, 2)
+    lean = rng.normal(0, 0.08 * side, 2)
+
+    def paste(rgb: np.ndarray, a: np.ndarray, offset: np.ndarray, dark: float) -> None:
+        nonlocal image
+        m = cv2.getRotationMatrix2D((side / 2, side / 2), angle, 1.0)
+        m[:, 2] += centre + offset - side / 2
+        warped = cv2.warpAffine(rgb, m, (size, size), flags=cv2.INTER_LINEAR)
+        wa = cv2.warpAffine(a, m, (size, size), flags=cv2.INTER_LINEAR)[..., None]
+        image = image * (1 - wa * dark) if dark else image * (1 - wa) + warped * wa
+
+    shadow = cv2.GaussianBlur(alpha, (0, 0), max(0.8, side * 0.1))
+    paste(face, shadow, rng.normal(0, 0.25 * side, 2), float(rng.uniform(0.2, 0.6)))
+    for f in (0.0, 0.5):
+        paste(np.broadcast_to(body * rng.uniform(0.45, 0.8), face.shape).copy(), alpha, lean * f, 0.0)
+    paste(face, alpha, lean, 0.0)
+    spread = side * (abs(math.cos(math.radians(angle))) + abs(math.sin(math.radians(angle))))
+    top = centre + lean - spread / 2
+    out = np.clip(image, 0, 255).astype(np.uint8)
+    return out, np.array([top[0], top[1], spread, spread])
+
+
+def _cut(image: np.ndarray, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """What :func:`classifier_sample` needs of ``box`` in ``image``: the square round it (the
+    edges mirrored), shrunk when the box is bigger than :data:`REGION_NEGATIVE`; and the box in it."""
+    x, y, w, h = box
+    size = max(w, h, 1.0)
+    half = math.ceil(size * 1.8) + 4
+    cx, cy = x + w / 2, y + h / 2
+    x0, y0 = math.floor(cx) - half, math.floor(cy) - half
+    height, width = image.shape[:2]
+    pad = max(0, -x0, -y0, x0 + 2 * half - width, y0 + 2 * half - height)
+    if pad:
+        image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_REFLECT101)
+    patch = image[y0 + pad : y0 + pad + 2 * half, x0 + pad : x0 + pad + 2 * half]
+    inner = np.array([x - x0, y - y0, w, h], np.float64)
+    if size > REGION_NEGATIVE:
+        n = max(1, round(2 * half * REGION_NEGATIVE / size))
+        patch = cv2.resize(patch, (n, n), interpolation=cv2.INTER_AREA)
+        inner *= n / (2 * half)
+    return np.ascontiguousarray(patch), inner
+
+
+def _clear_of(boxes: np.ndarray, keep_out: np.ndarray, grow: float = 0.2) -> np.ndarray:
+    """Which of ``boxes`` touch none of ``keep_out`` (each grown by ``grow`` of its size)."""
+    if not len(keep_out) or not len(boxes):
+        return np.ones(len(boxes), bool)
+    k = keep_out.copy()
+    k[:, :2] -= grow * k[:, 2:]
+    k[:, 2:] *= 1 + 2 * grow
+    return reader.iou(boxes, k).max(axis=1) <= 0.0
+
+
+def _random_boxes(image: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Boxes of die-like sizes, most on the image's edges (print, lines), some anywhere."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    ys, xs = np.nonzero(cv2.Canny(grey, 60, 150))
+    height, width = grey.shape
+    boxes = []
+    for _ in range(count):
+        size = math.exp(rng.uniform(math.log(8), math.log(max(9, min(width, height) / 4))))
+        if len(xs) and rng.random() < 0.8:
+            i = int(rng.integers(len(xs)))
+            cx, cy = xs[i] + rng.normal(0, size / 4), ys[i] + rng.normal(0, size / 4)
+        else:
+            cx, cy = rng.uniform(0, width), rng.uniform(0, height)
+        aspect = math.exp(rng.normal(0, 0.15))
+        boxes.append([cx - size * aspect / 2, cy - size / aspect / 2, size * aspect, size / aspect])
+    return np.asarray(boxes, np.float64).reshape(-1, 4)
+
+
+def _detected(image: np.ndarray, forward: Any, rng: np.random.Generator, limit: int) -> np.ndarray:
+    """The detector's boxes on ``image`` (from :data:`MINE_THRESHOLD`): at most ``limit``, those
+    the reader would see (heat from its threshold) first."""
+    found = reader.detect(image, MINE_THRESHOLD, forward)
+    strong = found[found[:, 4] >= reader.DET_THRESHOLD]
+    weak = found[found[:, 4] < reader.DET_THRESHOLD]
+    strong = strong[rng.permutation(len(strong))[:limit]]
+    weak = weak[rng.permutation(len(weak))[: max(0, limit - len(strong)) // 2]]
+    return np.concatenate([strong, weak])[:, :4]
+
+
+def synthetic_negatives(
+    forward: Any, seed: int, scale: float = 1.0, log: Any = print
+) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
+    """Crops of "not a die" from synthetic pictures, as ``(patch, box in it)`` per kind.
+
+    - ``sheets``: printed pages (:func:`synthetic_sheet`), most of them photographed: the boxes
+      the detector draws on their print, rulers and markers, and random boxes on the print;
+    - ``boards``: rendered frames (:func:`synthetic_board`): the detector's boxes that touch no
+      die (on the grey frame and on its negative), and the cube's top face;
+    - ``cubes``: single cubes (:func:`synthetic_cube`).
+
+    :param forward: runs the detector (see :func:`vision.dice.detect`).
+    :param scale: multiplies the number of pictures of each kind (:data:`NEGATIVE_IMAGES`).
+    """
+    rng = np.random.default_rng([seed, 7])
+    out: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {kind: [] for kind in NEGATIVE_IMAGES}
+    count = {kind: max(1, round(n * scale)) for kind, n in NEGATIVE_IMAGES.items()}
+    for _ in range(count["sheets"]):
+        sheet = synthetic_sheet(rng)
+        image = photographed(sheet, rng) if rng.random() < 0.75 else sheet
+        boxes = np.concatenate(
+            [_detected(image, forward, rng, BOXES_PER_IMAGE), _random_boxes(image, RANDOM_PER_SHEET, rng)]
+        )
+        out["sheets"].extend(_cut(image, b) for b in boxes)
+    log(f"  {len(out['sheets'])} boxes on {count['sheets']} sheets")
+    for _ in range(count["boards"]):
+        image, dice, cube = synthetic_board(rng)
+        views = [image] if rng.random() < 0.5 else [image, 255 - image]
+        boxes = np.concatenate([_detected(view, forward, rng, BOXES_PER_IMAGE // len(views)) for view in views])
+        boxes = boxes[_clear_of(boxes, dice)]
+        out["boards"].extend(_cut(image, b) for b in boxes)
+        if cube is not None and _clear_of(cube[None], dice)[0]:
+            out["boards"].extend(_cut(image, _jitter(cube, rng, 0.05, 0.1)) for _ in range(3))
+    log(f"  {len(out['boards'])} boxes on {count['boards']} rendered boards")
+    for _ in range(count["cubes"]):
+        image, box = synthetic_cube(rng)
+        out["cubes"].append(_cut(image, box))
+    log(f"  {len(out['cubes'])} drawn cubes")
+    return out
+
+
+def onnx_detector_forward(path: Path) -> Any:
+    """A ``forward`` for :func:`vision.dice.detect` running a detector ONNX file through OpenCV."""
+    net = cv2.dnn.readNetFromONNX(str(path))
+
+    def forward(blob: np.ndarray) -> np.ndarray:
+        net.setInput(blob)
+        return np.asarray(net.forward(), np.float32)
+
+    return forward
+
+
 def build_classifier() -> Any:
     """The face classifier (torch): ``(n, 3, CLS_SIZE, CLS_SIZE)`` in, 7 logits out."""
     from torch import nn
@@ -712,8 +1165,17 @@ def train_classifier(
     epochs: int,
     seed: int,
     log: Any = print,
+    synthetic: dict[str, list[tuple[np.ndarray, np.ndarray]]] | None = None,
+    synthetic_check: dict[str, list[tuple[np.ndarray, np.ndarray]]] | None = None,
 ) -> Any:
-    """Train the face classifier; returns the net with the lowest validation loss."""
+    """Train the face classifier; returns the net with the lowest validation loss.
+
+    :param synthetic: "not a die" crops by kind (:func:`synthetic_negatives`), a
+        :data:`SYNTHETIC_SHARE` of the crops learnt, split over the kinds by
+        :data:`SYNTHETIC_KINDS`.
+    :param synthetic_check: more of them, made apart: how many of those the net takes for a die
+        is logged with each validation (they do not choose the net).
+    """
     import copy
 
     import torch
@@ -723,6 +1185,8 @@ def train_classifier(
     labelled = classifier_items(train, [])
     mined_dice = [m for m in mined if m[2] != reader.NOT_A_DIE]
     mined_not = [m for m in mined if m[2] == reader.NOT_A_DIE]
+    kinds = [kind for kind in SYNTHETIC_KINDS if synthetic and synthetic.get(kind)]
+    weights = np.array([SYNTHETIC_KINDS[kind] for kind in kinds])
     batch_size, per_epoch = 128, 40000
     steps = epochs * per_epoch // batch_size
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=5e-4)
@@ -730,6 +1194,14 @@ def train_classifier(
 
     def one(r: np.random.Generator) -> tuple[np.ndarray, int]:
         u = r.random()
+        if kinds and u < SYNTHETIC_SHARE:
+            assert synthetic is not None
+            pool = synthetic[kinds[int(r.choice(len(kinds), p=weights / weights.sum()))]]
+            patch, box = pool[int(r.integers(len(pool)))]
+            return classifier_sample(patch, box, reader.NOT_A_DIE, r), reader.NOT_A_DIE
+        if kinds:
+            # The real photos' crops keep their shares among themselves.
+            u = (u - SYNTHETIC_SHARE) / (1.0 - SYNTHETIC_SHARE)
         if u < 0.55 or not mined_dice:
             n, box, label = labelled[int(r.integers(len(labelled)))]
         elif u < 0.75:
@@ -753,6 +1225,11 @@ def train_classifier(
         reader.classifier_input(np.stack([reader.face_crop(val.images[n], tuple(b)) for n, b, _ in val_items]))  # type: ignore[arg-type]
     )
     val_y = torch.tensor([label for _, _, label in val_items])
+    check = {
+        kind: torch.from_numpy(reader.classifier_input(np.stack([reader.face_crop(p, tuple(b)) for p, b in items])))  # type: ignore[arg-type]
+        for kind, items in (synthetic_check or {}).items()
+        if items
+    }
     best: tuple[float, Any] = (math.inf, None)
     start = time.time()
     running = 0.0
@@ -769,6 +1246,13 @@ def train_classifier(
             val_loss = float(torch.nn.functional.cross_entropy(logits, val_y))
             wrong = int((logits.argmax(1) != val_y).sum())
             log(f"  validation: loss {val_loss:.4f}, {wrong} of {len(val_y)} wrong")
+            with torch.no_grad():
+                taken = {kind: int((net(x).argmax(1) != reader.NOT_A_DIE).sum()) for kind, x in check.items()}
+            if taken:
+                log(
+                    "  synthetic negatives taken for a die: "
+                    + ", ".join(f"{kind} {n} of {len(check[kind])}" for kind, n in taken.items())
+                )
             if val_loss < best[0]:
                 best = (val_loss, copy.deepcopy(net))
         if step == steps:
@@ -834,7 +1318,11 @@ def export_classifier(net: Any, temperature: float, path: Path) -> None:
 
 
 def check_export(det: Any, cls: Any, temperature: float, out: Path, cache: PhotoCache) -> float:
-    """The largest difference between OpenCV's and torch's outputs on a few real inputs."""
+    """The largest difference between OpenCV's and torch's outputs on a few real inputs.
+
+    ``det`` None: the detector was not trained here (its ONNX file is shipped as it was), only
+    the classifier is compared.
+    """
     import torch
 
     det_net = cv2.dnn.readNetFromONNX(str(out / reader.DETECTOR_FILE.name))
@@ -842,7 +1330,7 @@ def check_export(det: Any, cls: Any, temperature: float, out: Path, cache: Photo
     worst = 0.0
     for n in range(0, len(cache), max(1, len(cache) // 5)):
         grey = cv2.cvtColor(cache.images[n], cv2.COLOR_BGR2GRAY)
-        for scale in reader.pyramid_scales(*grey.shape):
+        for scale in reader.pyramid_scales(*grey.shape) if det is not None else []:
             size = (max(1, round(grey.shape[1] * scale)), max(1, round(grey.shape[0] * scale)))
             blob = reader.detector_input(cv2.resize(grey, size, interpolation=cv2.INTER_AREA))
             det_net.setInput(blob)
@@ -871,8 +1359,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--det-steps", type=int, default=6000)
     parser.add_argument("--det-from", type=Path, help="detector weights (.pt) to go on training from")
+    parser.add_argument(
+        "--det-onnx",
+        type=Path,
+        help="run this detector ONNX file with OpenCV instead of a trained one (to mine; exported as it is);"
+        " the default when the detector stage is not run and --work holds no detector.pt: the shipped file",
+    )
     parser.add_argument("--cls-epochs", type=int, default=10, help="of 40,000 crops each")
-    parser.add_argument("--stages", default="detector,mine,classifier,export")
+    parser.add_argument(
+        "--negatives", type=float, default=1.0, help="how many synthetic negative pictures, times the usual (0: none)"
+    )
+    parser.add_argument("--stages", default="detector,mine,negatives,classifier,export")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     cv2.setNumThreads(1)
@@ -889,17 +1386,25 @@ def main(argv: list[str] | None = None) -> int:
     log(f"{len(train)} training photos ({sum(map(len, train.boxes))} dice), {len(val)} validation photos")
 
     det_file, cls_file = args.work / "detector.pt", args.work / "classifier.pt"
-    mined_file = args.work / "mined.npz"
+    mined_file, negatives_file = args.work / "mined.npz", args.work / "negatives.pkl"
     if "detector" in stages:
         # Every third validation photo is enough to pick the best net, and three times faster.
         det = train_detector(
             train, PhotoCache(val.photos[::3]), args.det_steps, args.seed, log, det_file, args.det_from
         )
         torch.save(det.state_dict(), det_file)
-    det = build_detector()
-    det.load_state_dict(torch.load(det_file))
-    det.eval()
-    forward = torch_detector_forward(det)
+    det_onnx = args.det_onnx
+    if det_onnx is None and "detector" not in stages and not det_file.exists():
+        det_onnx = reader.DETECTOR_FILE
+    if det_onnx is not None:
+        log(f"detector: {det_onnx}, run with OpenCV")
+        det = None
+        forward = onnx_detector_forward(det_onnx)
+    else:
+        det = build_detector()
+        det.load_state_dict(torch.load(det_file))
+        det.eval()
+        forward = torch_detector_forward(det)
 
     if "mine" in stages:
         mined = {"train": mine_detections(forward, train, MINE_THRESHOLD)}
@@ -909,6 +1414,14 @@ def main(argv: list[str] | None = None) -> int:
             **{f"{name}_{k}": np.array([m[k] for m in items]) for name, items in mined.items() for k in range(3)},
         )
         log(f"mined {len(mined['train'])} training boxes, {len(mined['val'])} validation boxes")
+    if "negatives" in stages:
+        log("synthetic negatives (to learn from, then to check on):")
+        negatives: dict[str, Any] = {"learn": {}, "check": {}}
+        if args.negatives > 0:
+            negatives["learn"] = synthetic_negatives(forward, args.seed, args.negatives, log)
+            negatives["check"] = synthetic_negatives(forward, args.seed + 1, 0.1 * args.negatives, log)
+        with negatives_file.open("wb") as f:
+            pickle.dump(negatives, f, protocol=pickle.HIGHEST_PROTOCOL)
     if not stages & {"classifier", "export"}:
         return 0
     data = np.load(mined_file)
@@ -917,7 +1430,13 @@ def main(argv: list[str] | None = None) -> int:
 
     if "classifier" in stages:
         train_items = [(int(n), b, int(label)) for n, b, label in mined["train"]]
-        cls = train_classifier(train, train_items, val_items, val, args.cls_epochs, args.seed, log)
+        negatives = {"learn": {}, "check": {}}
+        if negatives_file.exists() and args.negatives > 0:
+            with negatives_file.open("rb") as f:
+                negatives = pickle.load(f)
+        cls = train_classifier(
+            train, train_items, val_items, val, args.cls_epochs, args.seed, log, negatives["learn"], negatives["check"]
+        )
         torch.save(cls.state_dict(), cls_file)
     cls = build_classifier()
     cls.load_state_dict(torch.load(cls_file))
@@ -931,7 +1450,10 @@ def main(argv: list[str] | None = None) -> int:
         temperature = fit_temperature(logits, labels)
         log(f"temperature {temperature:.3f} (fitted on {len(labels)} validation detections)")
         args.out.mkdir(parents=True, exist_ok=True)
-        export_detector(det, args.out / reader.DETECTOR_FILE.name)
+        if det is not None:
+            export_detector(det, args.out / reader.DETECTOR_FILE.name)
+        elif det_onnx is not None and det_onnx.resolve() != (args.out / reader.DETECTOR_FILE.name).resolve():
+            shutil.copyfile(det_onnx, args.out / reader.DETECTOR_FILE.name)
         export_classifier(cls, temperature, args.out / reader.CLASSIFIER_FILE.name)
         log(f"OpenCV against torch: largest difference {check_export(det, cls, temperature, args.out, val):.2e}")
         for path in (reader.DETECTOR_FILE, reader.CLASSIFIER_FILE):
