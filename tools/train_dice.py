@@ -24,8 +24,11 @@ with the doubling cube on them in random colours (checkers, points, frame, marke
 nothing touching a die); and doubling cubes drawn alone (numbers 2 to 64 in several fonts, any
 colours, turn and lean). From the pages and boards they are the boxes the detector really draws
 there (see :func:`synthetic_negatives`); their seeds are their own (the tests and benchmarks use
-other ones, and the marker sheet of :mod:`vision.markers` is never among them). They are a
-tenth of the classifier's crops; the temperature is fitted on the real validation photos alone.
+other ones, and the marker sheet of :mod:`vision.markers` is never among them). As many drawn
+dice go with them (the rendered boards' own, and dice drawn as the cubes are): with negatives
+alone, the classifier learnt that whatever looks drawn is no die. Together they are
+:data:`SYNTHETIC_SHARE` of the classifier's crops; the temperature is fitted on the real
+validation photos alone.
 
 The split (:func:`assign_parts`) is by *group of photos*, so copies of one photo never end up on
 both sides: the Roboflow export holds the same photo several times (rotated, flipped, re-encoded,
@@ -714,16 +717,18 @@ MARKER_DICTIONARIES = (
     cv2.aruco.DICT_APRILTAG_36h11,
 )
 _CHARACTERS = "abcdefghijklmnopqrstuvwxyz" * 3 + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" + "0123456789" * 2 + ".,:;()'-%/!?"
-#: Synthetic images made for each kind of negative (``--negatives`` scales them all).
-NEGATIVE_IMAGES = {"sheets": 160, "boards": 240, "cubes": 3000}
+#: Synthetic images made for each kind (``--negatives`` scales them all): the negatives, and
+#: drawn dice (positives, so that being drawn is no sign of "not a die").
+NEGATIVE_IMAGES = {"sheets": 160, "boards": 240, "cubes": 3000, "dice": 3000}
 #: The most detector boxes kept from one synthetic image, and random boxes added to a sheet.
 BOXES_PER_IMAGE = 90
 RANDOM_PER_SHEET = 30
 #: Render seeds of the synthetic boards start here (other uses of the renderer start low).
 RENDER_SEED = 10**8
-#: The share of the classifier's crops that are synthetic negatives, and how it is split.
-SYNTHETIC_SHARE = 0.1
-SYNTHETIC_KINDS = {"sheets": 0.4, "boards": 0.4, "cubes": 0.2}
+#: The share of the classifier's crops that are synthetic, and how it is split: the negatives,
+#: and as many dice (the rendered boards' own, ``board_dice``, and drawn ones).
+SYNTHETIC_SHARE = 0.15
+SYNTHETIC_KINDS = {"sheets": 0.25, "boards": 0.25, "cubes": 0.15, "board_dice": 0.15, "dice": 0.2}
 #: Synthetic negatives bigger than this (pixels) are kept shrunk to it: still over the
 #: classifier's crop, and a tenth of the memory of :data:`REGION_DIE`.
 REGION_NEGATIVE = 40.0
@@ -903,10 +908,11 @@ def photographed(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else out
 
 
-def synthetic_board(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def synthetic_board(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, list[int], np.ndarray | None]:
     """A rendered frame (:mod:`vision.render`) of a random board, mostly with the cube on it.
 
-    :returns: the frame, its dice's boxes ``(n, 4)`` and the cube's top face's box (or None).
+    :returns: the frame, its dice's boxes ``(n, 4)`` and faces, and the cube's top face's box
+        (or None).
     """
     from vision.geometry import FieldGeometry
     from vision.render import Camera, CubeSpec, Lighting, random_scene, random_style, render
@@ -944,14 +950,16 @@ def synthetic_board(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, n
         corners = corners[:, :2] / corners[:, 2:]
         (x0, y0), (x1, y1) = corners.min(axis=0), corners.max(axis=0)
         cube = np.array([x0, y0, x1 - x0, y1 - y0])
-    return shot.image, np.asarray(shot.dice_boxes, np.float64).reshape(-1, 4), cube
+    faces = [spec.value for spec in scene.dice]
+    return shot.image, np.asarray(shot.dice_boxes, np.float64).reshape(-1, 4), faces, cube
 
 
-def synthetic_cube(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def synthetic_cube(rng: np.random.Generator, pips: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """A doubling cube seen from above on a plain or textured ground: its number in a random
-    font, body and ink colours, turn, slant and shadow.
+    font, body and ink colours, turn, slant and shadow; or (``pips`` 1 to 6) a die showing that
+    face, drawn alike.
 
-    :returns: the picture and the cube's box.
+    :returns: the picture and the block's box.
     """
     side = int(rng.integers(24, 130))
     size = 3 * side
@@ -976,14 +984,22 @@ def synthetic_cube(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     alpha = np.clip(0.5 - (np.hypot(qx, qy) - radius), 0, 1)
     edge = np.minimum(np.minimum(xx, n - 1 - xx), np.minimum(yy, n - 1 - yy)) / n
     shade = 1 - rng.uniform(0, 0.3) * (1 - np.clip(edge / 0.12, 0, 1))
-    text = str(int(rng.choice(CUBE_NUMBERS)))
-    font = int(rng.choice(FONTS[:6])) | (cv2.FONT_ITALIC if rng.random() < 0.1 else 0)
-    thick = max(1, round(n * rng.uniform(0.04, 0.12)))
-    (tw, th), _ = cv2.getTextSize(text, font & 15, 1.0, thick)
-    scale = rng.uniform(0.4, 0.75) * n / max(tw, th * 1.2)
-    (tw, th), _ = cv2.getTextSize(text, font & 15, scale, thick)
     mask = np.zeros((n, n), np.uint8)
-    cv2.putText(mask, text, ((n - tw) // 2, (n + th) // 2), font, scale, 255, thick, cv2.LINE_AA)
+    if pips:
+        from vision.render import pip_layout
+
+        spacing = rng.uniform(0.22, 0.3) * n
+        radius = max(2, round(rng.uniform(0.06, 0.11) * n))
+        for dx, dy in pip_layout()[pips]:
+            cv2.circle(mask, (round(c + dx * spacing), round(c + dy * spacing)), radius, 255, -1, cv2.LINE_AA)
+    else:
+        text = str(int(rng.choice(CUBE_NUMBERS)))
+        font = int(rng.choice(FONTS[:6])) | (cv2.FONT_ITALIC if rng.random() < 0.1 else 0)
+        thick = max(1, round(n * rng.uniform(0.04, 0.12)))
+        (tw, th), _ = cv2.getTextSize(text, font & 15, 1.0, thick)
+        scale = rng.uniform(0.4, 0.75) * n / max(tw, th * 1.2)
+        (tw, th), _ = cv2.getTextSize(text, font & 15, scale, thick)
+        cv2.putText(mask, text, ((n - tw) // 2, (n + th) // 2), font, scale, 255, thick, cv2.LINE_AA)
     print_alpha = mask.astype(np.float32)[..., None] / 255.0
     face = shade[..., None] * body[None, None]
     face = face + (ink[None, None] - face) * print_alpha
@@ -1072,10 +1088,13 @@ def _detected(image: np.ndarray, forward: Any, rng: np.random.Generator, limit: 
     return np.concatenate([strong, weak])[:, :4]
 
 
-def synthetic_negatives(
-    forward: Any, seed: int, scale: float = 1.0, log: Any = print
-) -> dict[str, list[tuple[np.ndarray, np.ndarray]]]:
-    """Crops of "not a die" from synthetic pictures, as ``(patch, box in it)`` per kind.
+Synthetic = dict[str, list[tuple[np.ndarray, np.ndarray, int]]]
+
+
+def synthetic_negatives(forward: Any, seed: int, scale: float = 1.0, log: Any = print) -> Synthetic:
+    """Crops from synthetic pictures, as ``(patch, box in it, class)`` per kind.
+
+    Things that are no dice:
 
     - ``sheets``: printed pages (:func:`synthetic_sheet`), most of them photographed: the boxes
       the detector draws on their print, rulers and markers, and random boxes on the print;
@@ -1083,33 +1102,44 @@ def synthetic_negatives(
       die (on the grey frame and on its negative), and the cube's top face;
     - ``cubes``: single cubes (:func:`synthetic_cube`).
 
+    And dice, drawn the same ways, so that the classifier cannot take "drawn" for "no die":
+
+    - ``board_dice``: the rendered boards' own dice;
+    - ``dice``: single dice drawn as the cubes are.
+
     :param forward: runs the detector (see :func:`vision.dice.detect`).
     :param scale: multiplies the number of pictures of each kind (:data:`NEGATIVE_IMAGES`).
     """
     rng = np.random.default_rng([seed, 7])
-    out: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {kind: [] for kind in NEGATIVE_IMAGES}
+    out: Synthetic = {kind: [] for kind in SYNTHETIC_KINDS}
     count = {kind: max(1, round(n * scale)) for kind, n in NEGATIVE_IMAGES.items()}
+    no = reader.NOT_A_DIE
     for _ in range(count["sheets"]):
         sheet = synthetic_sheet(rng)
         image = photographed(sheet, rng) if rng.random() < 0.75 else sheet
         boxes = np.concatenate(
             [_detected(image, forward, rng, BOXES_PER_IMAGE), _random_boxes(image, RANDOM_PER_SHEET, rng)]
         )
-        out["sheets"].extend(_cut(image, b) for b in boxes)
+        out["sheets"].extend((*_cut(image, b), no) for b in boxes)
     log(f"  {len(out['sheets'])} boxes on {count['sheets']} sheets")
     for _ in range(count["boards"]):
-        image, dice, cube = synthetic_board(rng)
+        image, dice, faces, cube = synthetic_board(rng)
         views = [image] if rng.random() < 0.5 else [image, 255 - image]
         boxes = np.concatenate([_detected(view, forward, rng, BOXES_PER_IMAGE // len(views)) for view in views])
         boxes = boxes[_clear_of(boxes, dice)]
-        out["boards"].extend(_cut(image, b) for b in boxes)
+        out["boards"].extend((*_cut(image, b), no) for b in boxes)
         if cube is not None and _clear_of(cube[None], dice)[0]:
-            out["boards"].extend(_cut(image, _jitter(cube, rng, 0.05, 0.1)) for _ in range(3))
-    log(f"  {len(out['boards'])} boxes on {count['boards']} rendered boards")
+            out["boards"].extend((*_cut(image, _jitter(cube, rng, 0.05, 0.1)), no) for _ in range(3))
+        out["board_dice"].extend((*_cut(image, box), face - 1) for box, face in zip(dice, faces, strict=True))
+    log(f"  {len(out['boards'])} boxes and {len(out['board_dice'])} dice on {count['boards']} rendered boards")
     for _ in range(count["cubes"]):
         image, box = synthetic_cube(rng)
-        out["cubes"].append(_cut(image, box))
-    log(f"  {len(out['cubes'])} drawn cubes")
+        out["cubes"].append((*_cut(image, box), no))
+    for _ in range(count["dice"]):
+        face = int(rng.integers(1, 7))
+        image, box = synthetic_cube(rng, pips=face)
+        out["dice"].append((*_cut(image, box), face - 1))
+    log(f"  {len(out['cubes'])} drawn cubes, {len(out['dice'])} drawn dice")
     return out
 
 
@@ -1165,16 +1195,16 @@ def train_classifier(
     epochs: int,
     seed: int,
     log: Any = print,
-    synthetic: dict[str, list[tuple[np.ndarray, np.ndarray]]] | None = None,
-    synthetic_check: dict[str, list[tuple[np.ndarray, np.ndarray]]] | None = None,
+    synthetic: Synthetic | None = None,
+    synthetic_check: Synthetic | None = None,
 ) -> Any:
     """Train the face classifier; returns the net with the lowest validation loss.
 
-    :param synthetic: "not a die" crops by kind (:func:`synthetic_negatives`), a
+    :param synthetic: synthetic crops by kind (:func:`synthetic_negatives`), a
         :data:`SYNTHETIC_SHARE` of the crops learnt, split over the kinds by
         :data:`SYNTHETIC_KINDS`.
-    :param synthetic_check: more of them, made apart: how many of those the net takes for a die
-        is logged with each validation (they do not choose the net).
+    :param synthetic_check: more of them, made apart: how many of each kind the net reads
+        wrong is logged with each validation (they do not choose the net).
     """
     import copy
 
@@ -1197,8 +1227,8 @@ def train_classifier(
         if kinds and u < SYNTHETIC_SHARE:
             assert synthetic is not None
             pool = synthetic[kinds[int(r.choice(len(kinds), p=weights / weights.sum()))]]
-            patch, box = pool[int(r.integers(len(pool)))]
-            return classifier_sample(patch, box, reader.NOT_A_DIE, r), reader.NOT_A_DIE
+            patch, box, label = pool[int(r.integers(len(pool)))]
+            return classifier_sample(patch, box, label, r), label
         if kinds:
             # The real photos' crops keep their shares among themselves.
             u = (u - SYNTHETIC_SHARE) / (1.0 - SYNTHETIC_SHARE)
@@ -1226,7 +1256,10 @@ def train_classifier(
     )
     val_y = torch.tensor([label for _, _, label in val_items])
     check = {
-        kind: torch.from_numpy(reader.classifier_input(np.stack([reader.face_crop(p, tuple(b)) for p, b in items])))  # type: ignore[arg-type]
+        kind: (
+            torch.from_numpy(reader.classifier_input(np.stack([reader.face_crop(p, tuple(b)) for p, b, _ in items]))),  # type: ignore[arg-type]
+            torch.tensor([label for _, _, label in items]),
+        )
         for kind, items in (synthetic_check or {}).items()
         if items
     }
@@ -1247,11 +1280,11 @@ def train_classifier(
             wrong = int((logits.argmax(1) != val_y).sum())
             log(f"  validation: loss {val_loss:.4f}, {wrong} of {len(val_y)} wrong")
             with torch.no_grad():
-                taken = {kind: int((net(x).argmax(1) != reader.NOT_A_DIE).sum()) for kind, x in check.items()}
-            if taken:
+                missed = {kind: int((net(x).argmax(1) != y).sum()) for kind, (x, y) in check.items()}
+            if missed:
                 log(
-                    "  synthetic negatives taken for a die: "
-                    + ", ".join(f"{kind} {n} of {len(check[kind])}" for kind, n in taken.items())
+                    "  synthetic crops read wrong: "
+                    + ", ".join(f"{kind} {n} of {len(check[kind][1])}" for kind, n in missed.items())
                 )
             if val_loss < best[0]:
                 best = (val_loss, copy.deepcopy(net))
