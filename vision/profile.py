@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import numpy as np
 from vision.features import BORDER_SIZE, STEPS
 from vision.frames import output_problem
 from vision.geometry import FIELD_H, FIELD_W, FieldGeometry
+from vision.strips import STRIPS, TEMPERATURES, References
 
 PROFILE_VERSION = 1
 #: Squared distance (in standard deviations) beyond which a sample counts no worse.
@@ -95,6 +97,9 @@ class Profile:
         steps x 3), measured or estimated at calibration.
     :param border: Lab pixels of the board's frame round the field at calibration (see
         :func:`vision.features.border_band`), to notice an arm reaching over it.
+    :param references: what each point and half of the bar looks like bare under this camera
+        and light (:class:`vision.strips.References`), for the learned point reader: cut at
+        calibration, and learnt further from the positions confirmed in play.
     """
 
     image_size: tuple[int, int]
@@ -107,6 +112,7 @@ class Profile:
     border: list[int] = field(default_factory=list)
     empty_means: list[list[list[float]]] = field(default_factory=list)
     cube_kind: str = "cube"
+    references: References | None = None
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -141,16 +147,32 @@ class Profile:
                 for row in self.empty_means
             )
             + "]",
-            "",
         ]
+        if self.references is not None:
+            lines.append(f"references_borrowed = [{', '.join(str(int(b)) for b in self.references.borrowed)}]")
+            lines.append(f"references_evidence = [{', '.join(f'{v:.4f}' for v in self.references.evidence)}]")
+            lines.append(f'references = "{self.references.to_text()}"')
+        lines.append("")
         for name, model in self.models.items():
             lines.append(f"[models.{name}]")
             lines.append(f"mean = [{', '.join(f'{v:.6g}' for v in model.mean)}]")
             rows = ", ".join("[" + ", ".join(f"{v:.6g}" for v in row) + "]" for row in model.cov)
             lines.append(f"cov = [{rows}]")
             lines.append("")
+        target = Path(path)
+        text = "\n".join(lines)
         try:
-            Path(path).write_text("\n".join(lines), encoding="utf-8")
+            if target.exists() and not target.is_file():
+                target.write_text(text, encoding="utf-8")
+                return
+            # A whole new file, then renamed over the old one: the referee saves what it learnt
+            # while it runs, and a power cut must not leave half a profile.
+            temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+            try:
+                temporary.write_text(text, encoding="utf-8")
+                os.replace(temporary, target)
+            finally:
+                temporary.unlink(missing_ok=True)
         except OSError as exc:
             raise ProfileError(f"cannot write {_shown(path)}: {exc.strerror or exc}") from None
 
@@ -210,6 +232,9 @@ _KEYS: Final = {
     "cube_kind": False,
     "border": False,
     "empty_means": False,
+    "references": False,
+    "references_borrowed": False,
+    "references_evidence": False,
 }
 #: Models of a colour (L, a, b); the others are of one shape feature.
 _COLOUR_MODELS: Final = re.compile(r"(p1|p2|bar_empty|empty[01](_\d+)?)")
@@ -270,6 +295,9 @@ class _Checker:
         border = self.border(data.get("border", []))
         empty_means = self.empty_means(data.get("empty_means", []))
         models = self.models(data["models"])
+        references = self.references(
+            data.get("references"), data.get("references_borrowed"), data.get("references_evidence")
+        )
         return Profile(
             image_size=(width, height),
             corners=[(float(x), float(y)) for x, y in pairs],
@@ -281,6 +309,7 @@ class _Checker:
             border=border,
             cube_kind=texts["cube_kind"],
             empty_means=empty_means,
+            references=references,
         )
 
     def number(self, key: str, value: object, *, finite: bool = True) -> float:
@@ -317,6 +346,33 @@ class _Checker:
             # A spot never seen bare is nan, as saved.
             rows.append([self.numbers("empty_means", c, 3, "L,a,b colours", finite=False) for c in row])
         return rows
+
+    def references(self, text: object, borrowed: object, evidence: object) -> References | None:
+        if text is None and borrowed is None:
+            return None
+        if text is None or borrowed is None:
+            missing = "references" if text is None else "references_borrowed"
+            raise self.fail(f"missing key {missing!r} (the file may be cut short); calibrate again")
+        if not isinstance(text, str):
+            raise self.fail(f"references must be a string (the strips, base64), not {_short(text)}")
+        if (
+            not isinstance(borrowed, list)
+            or len(borrowed) != STRIPS
+            or not all(isinstance(b, int) and not isinstance(b, bool) and b in (0, 1) for b in borrowed)
+        ):
+            raise self.fail(f"references_borrowed must be {STRIPS} numbers, each 0 or 1")
+        try:
+            references = References.from_text(text, [bool(b) for b in borrowed])
+        except ValueError as exc:
+            raise self.fail(f"references: {exc}") from None
+        if evidence is not None:
+            what = f"{len(TEMPERATURES)} numbers (one a temperature)"
+            values = self.numbers("references_evidence", evidence, len(TEMPERATURES), what)
+            if any(v < 0 for v in values):
+                raise self.fail("references_evidence must not be negative")
+            references.evidence = np.asarray(values, np.float64)
+            references.temperature = TEMPERATURES[int(np.argmin(references.evidence))]
+        return references
 
     def models(self, value: object) -> dict[str, Gaussian]:
         if not isinstance(value, dict):
