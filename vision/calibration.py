@@ -9,7 +9,8 @@ markers (OpenCV's 4x4 dictionary, ids 0-3) stuck on the frame at the corners bes
 From the known position it learns what this board looks like under this light: the colour of
 each side's checkers, of the empty points (per point colour and distance from the edge), and
 how each side's checkers show their edges (seams between two, the end of a stack, the rim all
-round) compared with a checker's smooth top and the bare point.
+round) compared with a checker's smooth top and the bare point; and, for the learned point
+reader, what each point's strip looks like bare (:class:`vision.strips.References`).
 
 A profile learns whatever the frame shows, a hand over the board or a wrong position too, and
 then misreads every frame after. So the command checks each new profile (``check=True``): no
@@ -27,6 +28,7 @@ import cv2
 import numpy as np
 
 from engine.position import Position
+from vision import points_net
 from vision.cube import read_track
 from vision.features import (
     BORDER,
@@ -47,6 +49,7 @@ from vision.features import (
 from vision.geometry import FIELD_H, FIELD_W
 from vision.profile import Gaussian, Profile, ProfileError, corner_problem, field_homography
 from vision.reader import SPOT_SPREAD, BoardReader, BoardReading
+from vision.strips import References, StripCutter, encode, strip_counts
 
 #: ArUco dictionary of the corner markers.
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -234,6 +237,16 @@ def calibrate(
     profile.cube_kind = "track" if track is not None and track.value == 1 else "cube"
     profile.empty_means = _empty_means(features["points_colour"], points)
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
+    cutter = StripCutter(profile.geometry, homography)
+    strips, counts = cutter.colour(image), strip_counts(points, bar)
+    profile.references = References.from_frame(strips, counts, profile.geometry)
+    if points_net.available():
+        # The learned reader tried on this very frame, every strip beside another's bare look
+        # (as a point never seen bare is read): how far its confidence holds on this board.
+        trial = profile.references.borrowing_all(profile.geometry)
+        colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
+        probabilities = points_net.probabilities(encode(strips, trial.strips, trial.borrowed, colours))
+        profile.references.weigh(probabilities, counts)
     _check_separable(profile)
     if check:
         _check_read_back(profile, image, shown, features)
@@ -259,7 +272,11 @@ def _check_read_back(profile: Profile, image: np.ndarray, shown: Position, featu
             raise CalibrationError(
                 f"the board reads as occluded (a hand or an object over the board's frame near {patch})", "occluded"
             )
-        reader = BoardReader(profile)
+        # The models' reader: the learned one compares each strip with its reference, cut from
+        # this very frame, so a strip would read as bare wherever the position says bare,
+        # whatever it shows (corners a point off, a wrong position); the models are learnt from
+        # the frame as a whole and do not agree with a frame that is not what it is said to be.
+        reader = BoardReader(profile, points="model")
         reading = reader.read(image)
         _judge(reader, reading, image, shown, confidence=False)
         hidden = _foreign_on_field(reader, features, shown, reading, image)
@@ -275,18 +292,21 @@ def _check_read_back(profile: Profile, image: np.ndarray, shown: Position, featu
         raise CalibrationError(f"{exc}: {advice}" if advice else str(exc), exc.kind) from None
 
 
-def verify(profile: Profile, image: np.ndarray, position: Position | None = None) -> BoardReading:
+def verify(
+    profile: Profile, image: np.ndarray, position: Position | None = None, *, points: str = "auto"
+) -> BoardReading:
     """Read ``image`` with ``profile``; refuse a reading not to be trusted, saying where.
 
     Refused: an occluded reading (a hand over the field or the board's frame), with the region;
     with ``position`` (player 1 on roll), a reading of other points or bar than it has, naming
     them; a reading under :data:`SELF_READ_CONFIDENCE`, naming the doubtful points.
 
+    :param points: how the points are read (see :data:`vision.reader.POINT_READERS`).
     :returns: the reading.
     :raises CalibrationError: with :attr:`CalibrationError.kind` ``occluded``, ``position`` or
         ``confidence``.
     """
-    reader = BoardReader(profile)
+    reader = BoardReader(profile, points=points)
     reading = reader.read(image)
     _judge(reader, reading, image, position)
     return reading

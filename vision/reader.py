@@ -1,11 +1,20 @@
 # SPDX-License-Identifier: MIT
 """Read a board from one frame: checkers per point, bar and off, dice, cube, and occlusion.
 
-Every point is read as a whole: for each possible stack (nothing, or 1 to 15 checkers of either
-side, piled as players pile them), the features sampled along the point are scored under the
-models learned at calibration, and the best-scoring stack wins. Its share of the probability
-over all stacks is the point's confidence. A point whose best stack still explains its samples
-badly (a hand, a sleeve, a die) is doubtful; a few of them together mean the board is occluded.
+Every point is read as a whole: each possible stack (nothing, or 1 to 15 checkers of either
+side) gets a probability, and the most likely one wins; its probability is the point's
+confidence. There are two ways to get them (:data:`POINT_READERS`):
+
+- the learned point reader (:mod:`vision.points_net`): a small network reads each point's strip
+  beside the same strip bare on this board (the profile's references, learnt at calibration and
+  from every position confirmed in play, see :meth:`BoardReader.learn`);
+- the models learned at calibration: for each stack, piled as players pile them, the features
+  sampled along the point are scored under small Gaussian models of this board's colours and
+  edges.
+
+The first is used when the network is installed and the profile has references, else the
+second. A point whose samples look like nothing on this board (a hand, a sleeve) is doubtful;
+a few of them together mean the board is occluded.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision import points_net
 from vision.cube import read_cube, read_track
 from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
 from vision.features import (
@@ -38,7 +48,18 @@ from vision.features import (
     rectify,
 )
 from vision.geometry import FIELD_W
-from vision.profile import ROBUST_CLIP, Gaussian, Profile
+from vision.profile import ROBUST_CLIP, Gaussian, Profile, ProfileError
+from vision.strips import (
+    BAR_LOWER,
+    BAR_UPPER,
+    STRIPS,
+    StripCutter,
+    count_of,
+    encode,
+    field_strip_quads,
+    soften,
+    strip_counts,
+)
 
 #: Softening of the per-point scores before they become probabilities: the samples along a
 #: point are not independent, so their log-likelihoods overstate the evidence.
@@ -211,13 +232,38 @@ def _label_table(builder: Any, sizes: range) -> tuple[np.ndarray, np.ndarray, np
     return np.asarray(colour), np.asarray(seam), np.asarray(ring)
 
 
+#: A strip confirmed bare is learnt only if the reader gives "bare" at least this probability.
+LEARN_FLOOR = 0.05
+#: How the points are read: ``net`` by the learned point reader, ``model`` by the models
+#: learnt at calibration, ``auto`` by the network when it is installed and the profile has its
+#: references, else by the models.
+POINT_READERS = ("auto", "net", "model")
+
+
 class BoardReader:
     """Read frames of one board with its calibration profile.
 
     :param profile: the board and camera's profile.
+    :param points: how the points are read, one of :data:`POINT_READERS`.
+    :raises ValueError: an unknown ``points``.
+    :raises ProfileError: ``points="net"`` with a profile that has no references (made before the
+        learned reader: calibrate again), or without the network installed.
     """
 
-    def __init__(self, profile: Profile) -> None:
+    def __init__(self, profile: Profile, *, points: str = "auto") -> None:
+        if points not in POINT_READERS:
+            raise ValueError(f"points are read by one of {', '.join(POINT_READERS)}, not {points!r}")
+        if points == "net":
+            if profile.references is None:
+                raise ProfileError("the profile has no references for the learned point reader: calibrate again")
+            if not points_net.available():
+                raise ProfileError(f"the learned point reader's network {points_net.MODEL_FILE} is missing")
+        use_net = points == "net" or (points == "auto" and profile.references is not None and points_net.available())
+        self.points_by = "net" if use_net else "model"
+        self._cutter = StripCutter(profile.geometry, profile.homography) if use_net else None
+        self._checker_colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
+        #: References learnt in play since the profile was loaded (see :meth:`learn`).
+        self.learnt = 0
         self.profile = profile
         self.homography = profile.homography
         self.sampler = FieldSampler(profile.geometry)
@@ -337,14 +383,17 @@ class BoardReader:
         feats = self.sampler.sample(field_image)
         found_dice = self._find_dice(field_image, image) if dice else []
         under = self._under_dice(found_dice)
-        scores, _ = self._point_scores(feats, under)
-        # Logits over (side, size) for every point: scores softened, plus the stack prior.
-        logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
-        logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
-        flat = logits.reshape(2 * (MAX_STACK + 1), 24)
+        if self._cutter is not None:
+            flat, bar, bar_conf = self._read_strips(image)
+        else:
+            scores, _ = self._point_scores(feats, under)
+            # Logits over (side, size) for every point: scores softened, plus the stack prior.
+            logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
+            logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
+            flat = logits.reshape(2 * (MAX_STACK + 1), 24)
+            bar, bar_conf = self._read_bar(feats)
         probabilities = _softmax(flat, axis=0)
         choice = flat.argmax(axis=0)
-        bar, bar_conf = self._read_bar(feats)
         choice = self._conserve(flat, choice, bar)
         points: list[int] = []
         confidence: list[float] = []
@@ -382,6 +431,77 @@ class BoardReader:
             point_confidence=tuple(0.0 if i in hidden else c for i, c in enumerate(confidence)),
             alternatives=tuple(alternatives),
         )
+
+    def _read_strips(self, image: np.ndarray) -> tuple[np.ndarray, tuple[int, int], float]:
+        """The learned reader on every strip: the points' log-probabilities laid out as the
+        models' (side, size) rows, the bar's counts, and the bar's confidence."""
+        assert self._cutter is not None and self.profile.references is not None
+        refs = self.profile.references
+        x = encode(self._cutter.colour(image), refs.strips, refs.borrowed, self._checker_colours)
+        probs = soften(points_net.probabilities(x), refs.temperature)
+        logp = np.log(np.maximum(probs, 1e-12))
+        flat = np.full((2 * (MAX_STACK + 1), 24), -np.inf)
+        # Classes 0..15: nothing and player 1's stacks of 1 to 15; 16..30: player 2's.
+        flat[: MAX_STACK + 1] = logp[:24, : MAX_STACK + 1].T
+        flat[MAX_STACK + 2 :] = logp[:24, MAX_STACK + 1 :].T
+        bar = [0, 0]
+        for strip in (BAR_LOWER, BAR_UPPER):
+            count = count_of(int(probs[strip].argmax()))
+            bar[0 if count > 0 else 1] += abs(count)
+        bar_conf = float(probs[BAR_LOWER].max() * probs[BAR_UPPER].max())
+        return flat, (min(bar[0], MAX_BAR), min(bar[1], MAX_BAR)), bar_conf
+
+    def learn(
+        self,
+        image: np.ndarray,
+        points: list[int] | tuple[int, ...],
+        bar: tuple[int, int],
+        dice: tuple[DieOnBoard, ...] = (),
+    ) -> int:
+        """Learn this board from a frame whose position is known (the players confirmed it):
+        the strips it shows bare become their references, so the reader grows surer with
+        every move. Left out: strips a die lies on, and strips the reader itself takes for
+        anything but bare (under :data:`LEARN_FLOOR`): a position confirmed wrongly must not
+        teach a checker as bare.
+
+        :param points: the position in player 1's numbering, as :attr:`BoardReading.points`.
+        :param bar: the checkers on the bar, ``(player 1, player 2)``.
+        :param dice: the dice on the board (their centres), as read.
+        :returns: how many strips were seen bare for the first time (0 with the models' reader).
+        """
+        if self._cutter is None or self.profile.references is None:
+            return 0
+        self.profile.check_frame(image)
+        refs = self.profile.references
+        strips = self._cutter.colour(image)
+        probs = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, self._checker_colours))
+        counts = strip_counts(points, bar)
+        under = self._strips_under(dice)
+        # What the reader made of this position before it learns from it: evidence of how far
+        # its confidence holds on this board (a confident mistake softens what it says after).
+        refs.weigh(probs, counts, under)
+        keep_out = [u or float(p[0]) < LEARN_FLOOR for u, p in zip(under, probs, strict=True)]
+        newly = refs.learn(strips, counts, keep_out)
+        self.learnt += newly
+        return newly
+
+    def _strips_under(self, dice: tuple[DieOnBoard, ...]) -> list[bool]:
+        """Which strips a die lies on (or near: half a checker round its centre)."""
+        out = [False] * STRIPS
+        if not dice:
+            return out
+        inverse = np.linalg.inv(self.homography)
+        margin = 0.5 * self.profile.geometry.checker_diameter
+        quads = field_strip_quads(self.profile.geometry)
+        for die in dice:
+            x, y, w = inverse @ np.array([die.center[0], die.center[1], 1.0])
+            fx, fy = x / w, y / w
+            for index, quad in enumerate(quads):
+                x0, y0 = quad.min(axis=0) - margin
+                x1, y1 = quad.max(axis=0) + margin
+                if x0 <= fx <= x1 and y0 <= fy <= y1:
+                    out[index] = True
+        return out
 
     def _conserve(self, logits: np.ndarray, choice: np.ndarray, bar: tuple[int, int]) -> np.ndarray:
         """Make each side's count add up, at the least cost in the scores.

@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: MIT
+"""The learned point reader: a small network that reads the stack on one strip.
+
+It takes the strips of :mod:`vision.strips` (each point, and each half of the bar) and gives,
+for each, the probability of every stack it could hold: nothing, or 1 to 15 checkers of either
+side (:data:`vision.strips.CLASSES` classes). The network is trained by
+``tools/train_points.py`` on rendered frames and shipped as ``vision/models/points.onnx``; it
+runs with OpenCV's ``dnn`` module, as the dice networks do. Its logits are already divided by
+the temperature fitted on frames kept out of training, so its probabilities are confidences to
+go by.
+
+OpenCV's ``dnn`` networks are not safe to run from several threads at once, so each forward
+pass holds a lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Final
+
+import cv2
+import numpy as np
+
+from vision.strips import CHANNELS, CLASSES, STRIP_H, STRIP_W
+
+#: The network, shipped as package data.
+MODEL_FILE: Final = Path(__file__).resolve().parent / "models" / "points.onnx"
+
+_lock = threading.Lock()
+
+
+class PointsModelError(RuntimeError):
+    """The point reader's network is missing or unreadable."""
+
+
+@cache
+def _network(path: Path = MODEL_FILE) -> cv2.dnn.Net:
+    if not path.is_file():
+        raise PointsModelError(f"the point reader's network {path} is missing: run tools/train_points.py to make it")
+    try:
+        return cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as exc:
+        raise PointsModelError(f"the point reader's network {path} cannot be read: {exc}") from exc
+
+
+def available(path: Path = MODEL_FILE) -> bool:
+    """Whether the network is there to be used."""
+    return path.is_file()
+
+
+def probabilities(strips: np.ndarray, path: Path = MODEL_FILE) -> np.ndarray:
+    """Class probabilities ``(n, CLASSES)`` for encoded strips ``(n, CHANNELS, STRIP_H, STRIP_W)``."""
+    if strips.ndim != 4 or strips.shape[1:] != (CHANNELS, STRIP_H, STRIP_W):
+        raise ValueError(f"strips must be (n, {CHANNELS}, {STRIP_H}, {STRIP_W}), not {strips.shape}")
+    if len(strips) == 0:
+        return np.zeros((0, CLASSES), np.float32)
+    net = _network(path)
+    with _lock:
+        net.setInput(np.ascontiguousarray(strips, np.float32))
+        logits = np.asarray(net.forward(), np.float32).reshape(len(strips), CLASSES)
+    logits -= logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    p /= p.sum(axis=1, keepdims=True)
+    return p
