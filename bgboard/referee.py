@@ -71,6 +71,8 @@ STOP_WAIT: Final = 2.0
 BACKOFF: Final = (0.5, 5.0)
 #: Seconds between ticks (a 74HC595 panel's blinking wants about 50 ms).
 TICK: Final = 0.05
+#: Seconds at least between two writes of the profile with what the reader learnt in play.
+SAVE_LEARNT_EVERY: Final = 30.0
 
 #: Seconds gnubg may take over one hint at the table before it is given up (and restarted):
 #: the camera waits meanwhile, and a 2-ply hint takes well under a second.
@@ -741,7 +743,12 @@ class Referee:
             on_end=lambda: self._queue.put(_End("the camera's recording ended")),
             clock=clock,
         )
+        # A profile the referee loads itself is written back with what the reader learns of the
+        # board in play (see BoardReader.learn), so the next match starts surer.
+        self._profile_path = config.camera.profile if reader is None else None
         reader = reader if reader is not None else load_reader(config, self._name("camera.profile"))
+        self._saved_learnt = 0
+        self._saved_at = clock()
         self._own_store = False
         self._own_panel = panel is None
         self._buttons: Any = None
@@ -1028,7 +1035,24 @@ class Referee:
             command += f" --store {self.config.store.path}"
         return command
 
+    def _keep_learning(self, now: bool = False) -> None:
+        """Write the profile back with the references learnt in play: at most every
+        :data:`SAVE_LEARNT_EVERY` seconds, and at the end (``now``)."""
+        reader = self.table.reader
+        if self._profile_path is None or reader.learnt == self._saved_learnt:
+            return
+        if not now and self.clock() - self._saved_at < SAVE_LEARNT_EVERY:
+            return
+        self._saved_at = self.clock()
+        try:
+            reader.profile.save(self._profile_path)
+        except ProfileError as exc:
+            log.warning("the board's profile could not be updated: %s", exc)
+            return
+        self._saved_learnt = reader.learnt
+
     def _housekeeping(self) -> None:
+        self._keep_learning()
         panel = self.panel
         if panel is None:
             return
@@ -1055,6 +1079,7 @@ class Referee:
         else:
             text = f"stopped: match {self.match_id} is recorded so far; bgboard referee --resume carries on"
         self.console.say("stopped", text, match=self.match_id, frames=self.table.stats.frames)
+        self._keep_learning(now=True)
         self._close()
 
     def _close(self) -> None:

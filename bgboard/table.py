@@ -67,6 +67,8 @@ class TableStats:
     :ivar feed_seconds: processing seconds of every :meth:`Table.feed`.
     :ivar read_seconds: seconds of every board reading.
     :ivar latencies: one entry per still period whose scene reached the panel.
+    :ivar learnt: strips the reader first saw bare in a confirmed position (see
+        :meth:`vision.reader.BoardReader.learn`).
     """
 
     frames: int = 0
@@ -76,6 +78,7 @@ class TableStats:
     feed_seconds: list[float] = field(default_factory=list)
     read_seconds: list[float] = field(default_factory=list)
     latencies: list[Latency] = field(default_factory=list)
+    learnt: int = 0
 
     def summary(self) -> dict[str, float | int]:
         """A JSON-ready digest: counts, and mean and worst times in milliseconds."""
@@ -91,6 +94,7 @@ class TableStats:
             "moving": self.moving,
             "reads": self.reads,
             "shown": self.shown,
+            "learnt": self.learnt,
             "feed_ms_mean": round(feed_mean, 2),
             "feed_ms_max": round(feed_max, 2),
             "read_ms_mean": round(read_mean, 2),
@@ -98,6 +102,10 @@ class TableStats:
             "latency_ms_mean": round(wall_mean, 2),
             "latency_ms_max": round(wall_max, 2),
         }
+
+
+#: Recorded actions whose still frame shows the match's position (see :meth:`Table._learn`).
+LEARN_FROM = frozenset({"opening-roll", "roll", "move"})
 
 
 def reading_key(reading: BoardReading) -> tuple[object, ...]:
@@ -189,7 +197,9 @@ class Table:
                 fused = self._stabiliser.feed(reading, reading_key(reading), gate)
                 if fused is not None:
                     self._passed = True
-                    events += self.controller.on_reading(fused, t)
+                    now = self.controller.on_reading(fused, t)
+                    events += now
+                    self._learn(image, fused, now)
             # Ticks only once this period's reading is in: a tick before it would let the
             # controller judge the board it saw before the motion.
             if self._passed:
@@ -240,6 +250,19 @@ class Table:
         self.stats.reads += 1
         self.last_reading = reading
         return reading
+
+    def _learn(self, image: np.ndarray, reading: BoardReading, events: list[Event]) -> None:
+        """Teach the reader this board from a still frame whose position the match now knows:
+        a roll or a move recorded from it (not a game's end, after which the match is already
+        at the next game's start while the board still shows the last)."""
+        kinds = {event.kind for event in events if event.action is not None}
+        if not kinds & LEARN_FROM or any(event.kind == "game-over" for event in events):
+            return
+        state = self.controller.state
+        if state.on_roll is None:
+            return
+        points, bar, _ = state.position.to_absolute(self.controller.seat(state.on_roll))
+        self.stats.learnt += self.reader.learn(image, points, bar, reading.dice)
 
     def _answer_hints(self, events: list[Event], t: float) -> list[Event]:
         """``events`` with each ``hint-wanted`` replaced by what answering it caused."""
