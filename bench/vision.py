@@ -1,19 +1,30 @@
 # SPDX-License-Identifier: MIT
-"""Vision figures: dice on real photos, whole boards on rendered frames, and speed.
+"""Vision figures: boards rendered in 3D and in 2D, dice on real photos, confident mistakes, speed.
 
 Run from the project root::
 
-    python bench/vision.py [--boards 1000] [--hands 100] [--seed 11] [--json] [--skip-dice]
+    python bench/vision.py [--frames3d DIR] [--boards 1000] [--hands 100] [--seed 11] [--json]
+                           [--skip-dice] [--skip-2d]
 
-- Dice: on the held-out part of the shared real photos (never trained on), the share of
-  labelled dice found and the share of found dice read right (see ``bench/vision_dice.py``).
-- Boards: positions met in random self-play, each rendered with a random board style, camera
-  pose and lamp (``vision.render``); each setup is calibrated on its own rendered starting
-  position, as a user would; two dice lie on one half of each (one in twelve cocked). Share of
-  boards read exactly right and of points right; dice read right (value, half, flat); on frames
-  with a hand over the board, how often the reading says "occluded", and how many confident
-  wrong readings there are.
-- Speed, one core: median time to read a 1280x720 frame, and of the motion gate per frame.
+Each part is reported on its own, for both ways of reading the points (``net``, the learned
+point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
+
+- 3D boards (``--frames3d``, folders made by ``tools/render3d.py``): only the setups held out
+  of training (seed 0 modulo 5; see ``tools/train_points.py``). Each is calibrated on its frame
+  ``00`` (the starting position) with the labelled corners, and its other frames are read in
+  order. Read twice with the learned reader: as calibration left it, and learning from every
+  frame before (as if the players had confirmed each position), to show what learning the
+  board at hand is worth.
+- 2D boards: positions met in random self-play, each rendered with a random board style,
+  camera pose and lamp (``vision.render``); each setup is calibrated on its own rendered
+  starting position, as a user would; two dice lie on one half of each (one in twelve cocked).
+  With ``--hands``, that many boards are read again with a hand over them.
+- Dice: on the held-out part of the shared real photos (see ``bench/vision_dice.py``).
+
+Per board set: boards read exactly (points and bar), points right, boards read wrong with
+confidence (0.9 or more, not flagged occluded), point readings at 0.9 or more and how many of
+those are right, dice read right (value, half, flat), frames with a hand flagged occluded and
+read wrong with confidence. Speed, one core: median time to read a frame, and of the gate.
 """
 
 from __future__ import annotations
@@ -24,8 +35,11 @@ import random
 import statistics
 import sys
 import time
+import zlib
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -34,7 +48,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.seeded import self_play
 from engine.position import Position
-from vision.calibration import calibrate
+from vision import points_net
+from vision.calibration import CalibrationError, calibrate
+from vision.profile import Profile, ProfileError
 from vision.reader import BoardReader, BoardReading
 from vision.render import DieSpec, Scene, random_setup, render
 from vision.stabiliser import MotionGate
@@ -43,6 +59,8 @@ from vision.stabiliser import MotionGate
 CONFIDENT = 0.9
 #: Share of thrown dice that come to rest cocked (leaning on a checker or the rim).
 COCKED = 0.08
+#: The readers compared.
+READERS = ("net", "model")
 
 
 def _scene(position: Position, dice: tuple[DieSpec, ...] = ()) -> Scene:
@@ -56,130 +74,286 @@ def _roll(rng: np.random.Generator) -> tuple[DieSpec, ...]:
     return tuple(DieSpec(value=int(rng.integers(1, 7)), half=half, flat=bool(rng.random() > COCKED)) for _ in range(2))
 
 
-def _dice_right(reading: BoardReading, dice: tuple[DieSpec, ...]) -> tuple[int, int, int]:
-    """How many dice were read right (value, half, flat or cocked), how many cocked called so,
-    and how many cocked ones were read flat with confidence."""
-    # Dice have no identity: what counts is how many of each reading the two sides share.
-    both = Counter((d.value, d.half, d.flat) for d in reading.dice) & Counter((d.value, d.half, d.flat) for d in dice)
-    right = sum(both.values())
-    cocked = sum(n for (_, _, flat), n in both.items() if not flat)
-    sure_flat = Counter((d.value, d.half) for d in reading.dice if d.flat and d.confidence >= CONFIDENT)
-    wrongly_sure = sum((sure_flat & Counter((d.value, d.half) for d in dice if not d.flat)).values())
-    return right, cocked, wrongly_sure
+@dataclass
+class Tally:
+    """What one reader got right on one set of boards."""
+
+    boards: int = 0
+    exact: int = 0
+    points_right: int = 0
+    confident_wrong: int = 0
+    confident_points: int = 0
+    confident_points_right: int = 0
+    confident_boards: int = 0
+    dice: int = 0
+    dice_right: int = 0
+    dice_extra: int = 0
+    cocked: int = 0
+    cocked_called: int = 0
+    cocked_sure_flat: int = 0
+    hands: int = 0
+    hands_flagged: int = 0
+    hands_confident_wrong: int = 0
+    read_seconds: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def board(
+        self,
+        reading: BoardReading,
+        points: tuple[int, ...] | list[int],
+        bar: tuple[int, int],
+        dice: list[tuple[int, str, bool]] | None,
+        name: str,
+    ) -> bool:
+        """Count one reading of a board without a hand; whether it was exact."""
+        self.boards += 1
+        right = sum(1 for a, b in zip(reading.points, points, strict=True) if a == b)
+        self.points_right += right
+        ok = right == 24 and tuple(reading.bar) == tuple(bar)
+        self.exact += ok
+        sure = reading.confidence >= CONFIDENT and not reading.occluded
+        self.confident_boards += sure
+        if not ok:
+            self.confident_wrong += sure
+            if len(self.failures) < 10:
+                self.failures.append(name)
+        for got, want, conf in zip(reading.points, points, reading.point_confidence, strict=True):
+            if conf >= CONFIDENT:
+                self.confident_points += 1
+                self.confident_points_right += got == want
+        if dice is not None:
+            # Dice have no identity: what counts is how many of each reading the two sides share.
+            seen = Counter((d.value, d.half, d.flat) for d in reading.dice)
+            wanted = Counter(dice)
+            both = seen & wanted
+            self.dice += len(dice)
+            self.dice_right += sum(both.values())
+            self.dice_extra += max(0, len(reading.dice) - len(dice))
+            self.cocked += sum(1 for d in dice if not d[2])
+            self.cocked_called += sum(n for (_, _, flat), n in both.items() if not flat)
+            sure_flat = Counter((d.value, d.half) for d in reading.dice if d.flat and d.confidence >= CONFIDENT)
+            self.cocked_sure_flat += sum((sure_flat & Counter((v, h) for v, h, f in dice if not f)).values())
+        return ok
+
+    def hand(self, reading: BoardReading, points: tuple[int, ...] | list[int], bar: tuple[int, int]) -> None:
+        """Count one reading of a board with a hand over it."""
+        self.hands += 1
+        self.hands_flagged += reading.occluded
+        wrong = tuple(reading.points) != tuple(points) or tuple(reading.bar) != tuple(bar)
+        self.hands_confident_wrong += wrong and not reading.occluded and reading.confidence >= CONFIDENT
+
+    def figures(self) -> dict[str, Any]:
+        """The shares, JSON-ready."""
+
+        def share(a: int, b: int) -> float | None:
+            return round(a / b, 5) if b else None
+
+        return {
+            "boards": self.boards,
+            "boards_exact": share(self.exact, self.boards),
+            "points_right": share(self.points_right, 24 * self.boards),
+            "confident_boards": share(self.confident_boards, self.boards),
+            "confident_wrong_boards": self.confident_wrong,
+            "confident_points": share(self.confident_points, 24 * self.boards),
+            "confident_points_right": share(self.confident_points_right, self.confident_points),
+            "confident_points_wrong": self.confident_points - self.confident_points_right,
+            "dice": self.dice,
+            "dice_read_right": share(self.dice_right, self.dice),
+            "dice_extra": self.dice_extra,
+            "cocked_dice": self.cocked,
+            "cocked_called": share(self.cocked_called, self.cocked),
+            "cocked_read_flat_confidently": self.cocked_sure_flat,
+            "hand_frames": self.hands,
+            "hand_flagged_occluded": share(self.hands_flagged, self.hands),
+            "hand_confident_wrong": self.hands_confident_wrong,
+            "read_ms_median": round(1e3 * statistics.median(self.read_seconds), 1) if self.read_seconds else None,
+            "first_failures": self.failures,
+        }
 
 
-def measure_boards(boards: int, hands: int, seed: int) -> dict[str, object]:
-    """Read rendered boards; returns the shares and the speed figures."""
+def _readers(profile: Profile) -> dict[str, BoardReader]:
+    """The readers compared on ``profile`` (the learned one only when it can run)."""
+    out = {"model": BoardReader(profile, points="model")}
+    if points_net.available() and profile.references is not None:
+        out["net"] = BoardReader(profile, points="net")
+    return out
+
+
+def _timed(reader: BoardReader, image: np.ndarray, tally: Tally) -> BoardReading:
+    t0 = time.perf_counter()
+    reading = reader.read(image)
+    tally.read_seconds.append(time.perf_counter() - t0)
+    return reading
+
+
+def measure_2d(boards: int, hands: int, seed: int) -> dict[str, Any]:
+    """Read rendered boards with each reader; returns the tallies and the gate's speed."""
     rng = np.random.default_rng(seed)
     positions = self_play(random.Random(seed), boards)
     start = _scene(Position.STARTING)
-    exact = points_right = 0
-    confident_wrong = 0
-    read_times: list[float] = []
+    tallies = {name: Tally() for name in READERS}
     gate_times: list[float] = []
-    failures: list[str] = []
-    hand_total = hand_flagged = hand_confident_wrong = 0
-    dice_right = dice_total = cocked_called = cocked_total = dice_extra = cocked_sure_flat = 0
     for i, position in enumerate(positions):
         style, camera, lighting = random_setup(rng)
         shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed + i)
         profile = calibrate(shot.image, shot.corners)
-        reader = BoardReader(profile)
         dice = _roll(rng)
         scene = _scene(position, dice)
         frame = render(scene, style=style, camera=camera, lighting=lighting, seed=seed + 7919 * (i + 1)).image
-        t0 = time.perf_counter()
-        reading = reader.read(frame)
-        read_times.append(time.perf_counter() - t0)
+        truth = [(d.value, d.half, d.flat) for d in dice]
+        hidden = None
+        if i < hands:
+            hidden = render(
+                scene, style=style, camera=camera, lighting=lighting, hand=True, seed=seed + 104729 * (i + 1)
+            ).image
+        for name, reader in _readers(profile).items():
+            tally = tallies[name]
+            reading = _timed(reader, frame, tally)
+            tally.board(reading, scene.points, scene.bar, truth, position.position_id())
+            if hidden is not None:
+                tally.hand(reader.read(hidden), scene.points, scene.bar)
         gate = MotionGate(profile.homography)
         gate.feed(frame, 0.0)
         t0 = time.perf_counter()
         gate.feed(frame, 0.1)
         gate_times.append(time.perf_counter() - t0)
-        got, cocked, sure = _dice_right(reading, dice)
-        cocked_sure_flat += sure
-        dice_right += got
-        dice_total += len(dice)
-        cocked_called += cocked
-        cocked_total += sum(not d.flat for d in dice)
-        dice_extra += max(0, len(reading.dice) - len(dice))
-        right = sum(1 for a, b in zip(reading.points, scene.points, strict=True) if a == b)
-        points_right += right
-        ok = right == 24 and reading.bar == scene.bar
-        exact += ok
-        if not ok:
-            if reading.confidence >= CONFIDENT and not reading.occluded:
-                confident_wrong += 1
-            if len(failures) < 10:
-                failures.append(position.position_id())
-        if i < hands:
-            hand_total += 1
-            hidden = render(
-                scene, style=style, camera=camera, lighting=lighting, hand=True, seed=seed + 104729 * (i + 1)
-            )
-            seen = reader.read(hidden.image)
-            hand_flagged += seen.occluded
-            wrong = seen.points != scene.points or seen.bar != scene.bar
-            hand_confident_wrong += wrong and not seen.occluded and seen.confidence >= CONFIDENT
-    return {
-        "boards": boards,
-        "boards_exact": exact / boards,
-        "points_right": points_right / (24 * boards),
-        "confident_wrong_boards": confident_wrong,
-        "dice_read_right": dice_right / dice_total if dice_total else None,
-        "cocked_dice": cocked_total,
-        "cocked_called": cocked_called / cocked_total if cocked_total else None,
-        "cocked_read_flat_confidently": cocked_sure_flat,
-        "dice_extra": dice_extra,
-        "hand_frames": hand_total,
-        "hand_flagged_occluded": hand_flagged / hand_total if hand_total else None,
-        "hand_confident_wrong": hand_confident_wrong,
-        "read_ms_median": 1e3 * statistics.median(read_times),
-        "gate_ms_median": 1e3 * statistics.median(gate_times),
-        "frame_size": "1280x720",
-        "first_failures": failures,
-    }
+    out: dict[str, Any] = {name: tally.figures() for name, tally in tallies.items() if tally.boards}
+    out["gate_ms_median"] = round(1e3 * statistics.median(gate_times), 2)
+    out["frame_size"] = "1280x720"
+    return out
+
+
+def held_out_setups(folder: Path) -> list[Path]:
+    """The 3D setups of ``folder`` kept out of training: seed 0 modulo 5."""
+    out = []
+    for setup in sorted(p for p in folder.iterdir() if p.is_dir()):
+        digits = "".join(ch for ch in setup.name if ch.isdigit())
+        seed = int(digits) if digits else zlib.crc32(setup.name.encode())
+        if seed % 5 == 0:
+            out.append(setup)
+    return out
+
+
+def _frames(setup: Path) -> list[tuple[Path, dict[str, Any]]]:
+    out = []
+    for label in sorted(p for p in setup.glob("*.json") if p.stem.isdigit()):
+        image = label.with_suffix(".jpg")
+        if not image.exists():
+            image = label.with_suffix(".png")
+        if image.exists():
+            out.append((image, json.loads(label.read_text(encoding="utf-8"))))
+    return out
+
+
+def measure_3d(folder: Path) -> dict[str, Any]:
+    """Read the held-out 3D setups in ``folder``: each reader as calibration left it, and the
+    learned reader learning from each frame before (``net+learning``)."""
+    tallies = {name: Tally() for name in (*READERS, "net+learning")}
+    setups = refused = 0
+    for setup in held_out_setups(folder):
+        frames = _frames(setup)
+        if len(frames) < 2:
+            continue
+        (path, label), rest = frames[0], frames[1:]
+        image = cv2.imread(str(path))
+        try:
+            profile = calibrate(image, np.asarray(label["corners"]), bar_fraction=float(label["bar_fraction"]))
+        except (CalibrationError, ProfileError):
+            refused += 1
+            continue
+        setups += 1
+        readers = _readers(profile)
+        learning = None
+        if "net" in readers:
+            learner = calibrate(image, np.asarray(label["corners"]), bar_fraction=float(label["bar_fraction"]))
+            learning = BoardReader(learner, points="net")
+        for path, label in rest:
+            frame = cv2.imread(str(path))
+            points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
+            dice = [(int(d["value"]), str(d["half"]), bool(d["flat"])) for d in label.get("dice", [])]
+            name = f"{setup.name}/{path.name}"
+            both = dict(readers)
+            if learning is not None:
+                both["net+learning"] = learning
+            for reader_name, reader in both.items():
+                tally = tallies[reader_name]
+                reading = _timed(reader, frame, tally)
+                if label.get("hand"):
+                    tally.hand(reading, points, bar)
+                else:
+                    tally.board(reading, points, bar, dice, name)
+            if learning is not None and not label.get("hand"):
+                seen = learning.read(frame)
+                learning.learn(frame, list(points), bar, seen.dice)
+    out: dict[str, Any] = {name: tally.figures() for name, tally in tallies.items() if tally.boards}
+    out["setups"] = setups
+    out["calibration_refused"] = refused
+    return out
+
+
+def _print_tally(name: str, f: dict[str, Any]) -> None:
+    def pct(value: float | None, digits: int = 2) -> str:
+        return "-" if value is None else f"{100 * value:.{digits}f}%"
+
+    print(
+        f"  {name:13s} exact {pct(f['boards_exact'])}, points {pct(f['points_right'], 3)}; confident boards"
+        f" {pct(f['confident_boards'], 1)}, of them wrong {f['confident_wrong_boards']}; points at >= 0.9"
+        f" {pct(f['confident_points'], 1)}, right {pct(f['confident_points_right'], 3)}"
+        f" ({f['confident_points_wrong']} wrong); read {f['read_ms_median']} ms"
+    )
+    if f["dice"]:
+        print(
+            f"  {'':13s} dice right {pct(f['dice_read_right'])} of {f['dice']}, extra {f['dice_extra']};"
+            f" cocked {f['cocked_dice']}, called {pct(f['cocked_called'], 1)},"
+            f" read flat with confidence {f['cocked_read_flat_confidently']}"
+        )
+    if f["hand_frames"]:
+        print(
+            f"  {'':13s} hands {f['hand_frames']}: flagged {pct(f['hand_flagged_occluded'], 1)},"
+            f" confident wrong {f['hand_confident_wrong']}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames3d", type=Path, help="a folder of 3D-rendered setups (tools/render3d.py)")
     parser.add_argument("--boards", type=int, default=1000)
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--seed", type=int, default=11)
-    parser.add_argument("--skip-dice", action="store_true", help="only the boards and the speed")
+    parser.add_argument("--skip-dice", action="store_true", help="leave out the real dice photos")
+    parser.add_argument("--skip-2d", action="store_true", help="leave out the 2D-rendered boards")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    figures: dict[str, object] = {}
+    figures: dict[str, Any] = {}
+    if args.frames3d is not None:
+        figures["boards_3d"] = measure_3d(args.frames3d)
+    if not args.skip_2d:
+        figures["boards_2d"] = measure_2d(args.boards, args.hands, args.seed)
     if not args.skip_dice:
         from bench.vision_dice import measure_dice
 
         figures["dice"] = measure_dice()
-    figures["boards"] = measure_boards(args.boards, args.hands, args.seed)
     if args.json:
         print(json.dumps(figures))
         return 0
+    if "boards_3d" in figures:
+        b3 = figures["boards_3d"]
+        print(f"3D-rendered boards, held out: {b3['setups']} setups ({b3['calibration_refused']} calibrations refused)")
+        for name in (*READERS, "net+learning"):
+            if name in b3:
+                _print_tally(name, b3[name])
+    else:
+        print("3D-rendered boards: none given (make them with python tools/render3d.py, then --frames3d DIR)")
+    if "boards_2d" in figures:
+        b2 = figures["boards_2d"]
+        print(f"2D-rendered boards ({b2['frame_size']}):")
+        for name in READERS:
+            if name in b2:
+                _print_tally(name, b2[name])
+        print(f"  motion gate {b2['gate_ms_median']} ms per frame")
     if "dice" in figures:
         print("dice (held-out real photos):", json.dumps(figures["dice"], indent=1))
-    b = figures["boards"]
-    assert isinstance(b, dict)
-    print(f"boards rendered with noise: {b['boards']}")
-    print(f"  read exactly right     {b['boards_exact']:.2%}   (goal 99.5%)")
-    print(f"  points right           {b['points_right']:.3%}  (goal 99.9%)")
-    print(f"  confident wrong boards {b['confident_wrong_boards']}")
-    print(
-        f"  dice read right (value, half, flat) {b['dice_read_right']:.2%}; cocked dice {b['cocked_dice']},"
-        f" called cocked {b['cocked_called']:.1%}, read flat with confidence {b['cocked_read_flat_confidently']};"
-        f" readings of no die {b['dice_extra']}"
-    )
-    print(
-        f"  frames with a hand: {b['hand_frames']}, flagged occluded {b['hand_flagged_occluded']:.1%},"
-        f" confident wrong {b['hand_confident_wrong']}"
-    )
-    print(
-        f"speed, one core: read {b['read_ms_median']:.1f} ms (goal 15), gate {b['gate_ms_median']:.2f} ms (goal 3)"
-        f" per {b['frame_size']} frame"
-    )
     return 0
 
 
