@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""The dice reader on held-out real photos, on drawn dice, and on bad input."""
+"""The dice reader on held-out real photos, on drawn dice, beside the doubling cube, and on bad
+input."""
 
 from __future__ import annotations
 
@@ -11,8 +12,12 @@ import numpy as np
 import pytest
 
 from bench.vision_dice import _summary, measure_photo
+from engine.position import Position
 from tools.train_dice import DATA_DIR, Photo, load_photos
+from vision.calibration import calibrate
 from vision.dice import CONFIDENT, DieReading, classify_face, read_dice
+from vision.reader import BoardReader
+from vision.render import STYLES, CubeSpec, DieSpec, Scene, render
 from vision.render import pip_layout as render_pips
 
 #: Every how many-th held-out photo the tests read (all of them: ``bench/vision_dice.py``).
@@ -139,6 +144,32 @@ def test_classify_face_reads_a_drawn_die(value: int) -> None:
     assert got == value
     # Drawn dice are cleaner than any photo the net learnt from: right, if not always sure.
     assert confidence >= 0.6
+
+
+#: The starting position's checkers, player 1's numbering.
+START = tuple(Position.STARTING.to_absolute(1)[0])
+
+
+# -- the doubling cube ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style", sorted(STYLES))
+def test_the_board_reader_takes_no_doubling_cube_for_a_die(style: str) -> None:
+    # The face classifier alone reads a cube's number as a face now and then (README, "The
+    # camera"); the board's reader finds the dice on the field and reads the cube for what it is.
+    board = STYLES[style]
+    start = render(Scene(points=START, cube=CubeSpec()), style=board)
+    reader = BoardReader(calibrate(start.image, start.corners))
+    for value, owner in ((2, 1), (4, 2), (8, 1), (16, 2), (32, 1), (64, None)):
+        for half in ("left", "right"):
+            dice = (DieSpec(5, half=half), DieSpec(2, half=half))
+            shot = render(Scene(points=START, dice=dice, cube=CubeSpec(value, owner)), style=board, seed=value)
+            reading = reader.read(shot.image)
+            assert len(reading.dice) <= 2, (value, owner, half)
+            assert all(d.value in (2, 5) for d in reading.dice), (value, owner, half)
+            # A cube in the middle shows 64 and stands for 1.
+            shown = value if owner is not None else 1
+            assert reading.cube is not None and reading.cube.value == shown, (value, owner, half)
 
 
 def test_no_dice_in_empty_images() -> None:
