@@ -246,7 +246,7 @@ def calibrate(
         trial = profile.references.borrowing_all(profile.geometry)
         colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
         probabilities = points_net.probabilities(encode(strips, trial.strips, trial.borrowed, colours))
-        profile.references.weigh(probabilities, counts)
+        profile.references.try_on(probabilities, counts)
     _check_separable(profile)
     if check:
         _check_read_back(profile, image, shown, features)

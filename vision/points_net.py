@@ -36,7 +36,7 @@ class PointsModelError(RuntimeError):
 
 
 @cache
-def _network(path: Path = MODEL_FILE) -> cv2.dnn.Net:
+def _network(path: Path) -> cv2.dnn.Net:
     if not path.is_file():
         raise PointsModelError(f"the point reader's network {path} is missing: run tools/train_points.py to make it")
     try:
@@ -45,18 +45,18 @@ def _network(path: Path = MODEL_FILE) -> cv2.dnn.Net:
         raise PointsModelError(f"the point reader's network {path} cannot be read: {exc}") from exc
 
 
-def available(path: Path = MODEL_FILE) -> bool:
-    """Whether the network is there to be used."""
-    return path.is_file()
+def available(path: Path | None = None) -> bool:
+    """Whether the network (:data:`MODEL_FILE` unless ``path``) is there to be used."""
+    return (path or MODEL_FILE).is_file()
 
 
-def probabilities(strips: np.ndarray, path: Path = MODEL_FILE) -> np.ndarray:
+def probabilities(strips: np.ndarray, path: Path | None = None) -> np.ndarray:
     """Class probabilities ``(n, CLASSES)`` for encoded strips ``(n, CHANNELS, STRIP_H, STRIP_W)``."""
     if strips.ndim != 4 or strips.shape[1:] != (CHANNELS, STRIP_H, STRIP_W):
         raise ValueError(f"strips must be (n, {CHANNELS}, {STRIP_H}, {STRIP_W}), not {strips.shape}")
     if len(strips) == 0:
         return np.zeros((0, CLASSES), np.float32)
-    net = _network(path)
+    net = _network(path or MODEL_FILE)
     with _lock:
         net.setInput(np.ascontiguousarray(strips, np.float32))
         logits = np.asarray(net.forward(), np.float32).reshape(len(strips), CLASSES)

@@ -151,6 +151,8 @@ class Profile:
         if self.references is not None:
             lines.append(f"references_borrowed = [{', '.join(str(int(b)) for b in self.references.borrowed)}]")
             lines.append(f"references_evidence = [{', '.join(f'{v:.4f}' for v in self.references.evidence)}]")
+            if self.references.misread is not None:
+                lines.append(f"references_misread = {self.references.misread}")
             lines.append(f'references = "{self.references.to_text()}"')
         lines.append("")
         for name, model in self.models.items():
@@ -235,6 +237,7 @@ _KEYS: Final = {
     "references": False,
     "references_borrowed": False,
     "references_evidence": False,
+    "references_misread": False,
 }
 #: Models of a colour (L, a, b); the others are of one shape feature.
 _COLOUR_MODELS: Final = re.compile(r"(p1|p2|bar_empty|empty[01](_\d+)?)")
@@ -296,7 +299,10 @@ class _Checker:
         empty_means = self.empty_means(data.get("empty_means", []))
         models = self.models(data["models"])
         references = self.references(
-            data.get("references"), data.get("references_borrowed"), data.get("references_evidence")
+            data.get("references"),
+            data.get("references_borrowed"),
+            data.get("references_evidence"),
+            data.get("references_misread"),
         )
         return Profile(
             image_size=(width, height),
@@ -347,7 +353,7 @@ class _Checker:
             rows.append([self.numbers("empty_means", c, 3, "L,a,b colours", finite=False) for c in row])
         return rows
 
-    def references(self, text: object, borrowed: object, evidence: object) -> References | None:
+    def references(self, text: object, borrowed: object, evidence: object, misread: object) -> References | None:
         if text is None and borrowed is None:
             return None
         if text is None or borrowed is None:
@@ -372,6 +378,11 @@ class _Checker:
                 raise self.fail("references_evidence must not be negative")
             references.evidence = np.asarray(values, np.float64)
             references.temperature = TEMPERATURES[int(np.argmin(references.evidence))]
+        if misread is not None:
+            if isinstance(misread, bool) or not isinstance(misread, int) or not 0 <= misread <= STRIPS:
+                what = f"a count of strips from 0 to {STRIPS}"
+                raise self.fail(f"references_misread must be {what}, not {_short(misread)}")
+            references.misread = misread
         return references
 
     def models(self, value: object) -> dict[str, Gaussian]:

@@ -235,8 +235,9 @@ def _label_table(builder: Any, sizes: range) -> tuple[np.ndarray, np.ndarray, np
 #: A strip confirmed bare is learnt only if the reader gives "bare" at least this probability.
 LEARN_FLOOR = 0.05
 #: How the points are read: ``net`` by the learned point reader, ``model`` by the models
-#: learnt at calibration, ``auto`` by the network when it is installed and the profile has its
-#: references, else by the models.
+#: learnt at calibration, ``auto`` by the network when it is installed, the profile has its
+#: references and the network read the calibration frame (:attr:`References.knows_board`), else
+#: by the models.
 POINT_READERS = ("auto", "net", "model")
 
 
@@ -258,7 +259,12 @@ class BoardReader:
                 raise ProfileError("the profile has no references for the learned point reader: calibrate again")
             if not points_net.available():
                 raise ProfileError(f"the learned point reader's network {points_net.MODEL_FILE} is missing")
-        use_net = points == "net" or (points == "auto" and profile.references is not None and points_net.available())
+        use_net = points == "net" or (
+            points == "auto"
+            and profile.references is not None
+            and profile.references.knows_board
+            and points_net.available()
+        )
         self.points_by = "net" if use_net else "model"
         self._cutter = StripCutter(profile.geometry, profile.homography) if use_net else None
         self._checker_colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)

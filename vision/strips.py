@@ -188,6 +188,11 @@ def _bare_stand_in(index: int, bare: Sequence[bool], geometry: FieldGeometry) ->
     return None
 
 
+#: The most strips the network may read wrong on a calibration frame (its position known, every
+#: reference borrowed: harder than play, where a bare point's reference is its own look) for
+#: it to read that board. One is a slip a person makes too; more is a board unlike any it learnt.
+MISREADS_ALLOWED: Final = 1
+
 #: The temperatures a board's readings may be softened by (see :meth:`References.weigh`).
 TEMPERATURES: Final = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0, 6.0)
 
@@ -216,12 +221,16 @@ class References:
         are softened by it. The network's confidence was fitted on rendered boards; a real board
         unlike them shows here as confident mistakes at calibration or in play, and this board's
         readings then grow less sure, never more than the network's own.
+    :ivar misread: how many strips the network read wrong on the calibration frame, every strip
+        beside a borrowed reference (None: not tried). Past :data:`MISREADS_ALLOWED` the network
+        does not know this board, and ``auto`` reads it with the models instead.
     """
 
     strips: np.ndarray
     borrowed: np.ndarray
     evidence: np.ndarray = field(default_factory=lambda: np.zeros(len(TEMPERATURES)))
     temperature: float = 1.0
+    misread: int | None = None
 
     def weigh(self, probabilities: np.ndarray, counts: Sequence[int], keep_out: Sequence[bool] | None = None) -> None:
         """Weigh the reader's probabilities ``(26, CLASSES)`` of strips whose stacks are known
@@ -234,6 +243,20 @@ class References:
             p = soften(probabilities[chosen], t)[np.arange(int(chosen.sum())), labels[chosen]]
             self.evidence[k] += float(-np.log(np.maximum(p, 1e-12)).sum())
         self.temperature = TEMPERATURES[int(np.argmin(self.evidence))]
+
+    def try_on(self, probabilities: np.ndarray, counts: Sequence[int]) -> None:
+        """Weigh the network's probabilities ``(26, CLASSES)`` on the calibration frame, whose
+        stacks are known (:func:`strip_counts`), and count the strips it read wrong
+        (:attr:`misread`)."""
+        labels = np.asarray([label_of(c) for c in counts])
+        self.misread = int((np.argmax(probabilities, axis=1) != labels).sum())
+        self.weigh(probabilities, counts)
+
+    @property
+    def knows_board(self) -> bool:
+        """Whether the network read the calibration frame well enough to read this board
+        (:data:`MISREADS_ALLOWED`); a board it was never tried on counts as known."""
+        return self.misread is None or self.misread <= MISREADS_ALLOWED
 
     @classmethod
     def from_frame(cls, strips: np.ndarray, counts: Sequence[int], geometry: FieldGeometry) -> References:
