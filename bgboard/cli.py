@@ -368,7 +368,7 @@ def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
 
     profile = Profile.load(args.profile)
     image = read_image(args.image)
-    reading = BoardReader(profile).read(image)
+    reading = BoardReader(profile, points=args.points).read(image)
     if args.json:
         out.write(json.dumps(reading.to_json()) + "\n")
         return 0
@@ -943,6 +943,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = vsub.add_parser("read", help="read a board from an image", description=cmd_vision_read.__doc__)
     p.add_argument("image")
     p.add_argument("--profile", required=True, help="the board's calibration profile")
+    p.add_argument(
+        "--points",
+        # vision.reader.POINT_READERS, spelt out: building the parser must not load OpenCV.
+        choices=("auto", "net", "model"),
+        default="auto",
+        help="who reads the points: the learned reader (net), the calibration's models (model), or auto",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_vision_read)
     p = vsub.add_parser("dice", help="read the dice in a photo", description=cmd_vision_dice.__doc__)

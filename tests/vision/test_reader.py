@@ -16,7 +16,7 @@ from bgboard.cli import main
 from engine.position import Position
 from vision.calibration import CalibrationError, calibrate, find_markers
 from vision.profile import Profile, ProfileError
-from vision.reader import BoardReader
+from vision.reader import POINT_READERS, BoardReader
 from vision.render import STYLES, CubeSpec, Lighting, Scene, TrackSpec, random_setup, render
 
 START = tuple(Position.STARTING.to_absolute(1)[0])
@@ -138,6 +138,13 @@ def test_the_vision_commands_calibrate_and_read(tmp_path: Path, capsys: pytest.C
     data = json.loads(capsys.readouterr().out.splitlines()[-1])
     assert data["points"] == list(START)
     assert {"points", "bar", "off", "dice", "cube", "occluded", "confidence"} <= set(data)
+    for points in POINT_READERS:
+        assert main(["vision", "read", str(image), "--profile", str(profile), "--points", points, "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["points"] == list(START)
+    with pytest.raises(SystemExit) as exited:
+        main(["vision", "read", str(image), "--profile", str(profile), "--points", "guess"])
+    assert exited.value.code == 2
+    assert "invalid choice: 'guess'" in capsys.readouterr().err
     assert main(["vision", "read", str(tmp_path / "missing.png"), "--profile", str(profile)]) == 1
     assert "no such file" in capsys.readouterr().err
     assert main(["vision", "calibrate", str(image), "--corners", "1,2 3,4", "-o", str(profile)]) == 1
