@@ -243,10 +243,12 @@ def calibrate(
     if points_net.available():
         # The learned reader tried on this very frame, every strip beside another's bare look
         # (as a point never seen bare is read): how far its confidence holds on this board.
-        trial = profile.references.borrowing_all(profile.geometry)
+        refs = profile.references
+        trial = refs.borrowing_all(profile.geometry)
         colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
-        probabilities = points_net.probabilities(encode(strips, trial.strips, trial.borrowed, colours))
-        profile.references.try_on(probabilities, counts)
+        own = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, colours))
+        borrowed = points_net.probabilities(encode(strips, trial.strips, trial.borrowed, colours))
+        refs.try_on(own, borrowed, counts)
     _check_separable(profile)
     if check:
         _check_read_back(profile, image, shown, features)

@@ -152,7 +152,8 @@ class Profile:
             lines.append(f"references_borrowed = [{', '.join(str(int(b)) for b in self.references.borrowed)}]")
             lines.append(f"references_evidence = [{', '.join(f'{v:.4f}' for v in self.references.evidence)}]")
             if self.references.misread is not None:
-                lines.append(f"references_misread = {self.references.misread}")
+                own, borrowed = self.references.misread
+                lines.append(f"references_misread = [{own}, {borrowed}]")
             lines.append(f'references = "{self.references.to_text()}"')
         lines.append("")
         for name, model in self.models.items():
@@ -379,10 +380,13 @@ class _Checker:
             references.evidence = np.asarray(values, np.float64)
             references.temperature = TEMPERATURES[int(np.argmin(references.evidence))]
         if misread is not None:
-            if isinstance(misread, bool) or not isinstance(misread, int) or not 0 <= misread <= STRIPS:
-                what = f"a count of strips from 0 to {STRIPS}"
+            counts = misread if isinstance(misread, list) else []
+            if len(counts) != 2 or not all(
+                isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= STRIPS for c in counts
+            ):
+                what = f"two counts of strips from 0 to {STRIPS} (with its own references, all borrowed)"
                 raise self.fail(f"references_misread must be {what}, not {_short(misread)}")
-            references.misread = misread
+            references.misread = (counts[0], counts[1])
         return references
 
     def models(self, value: object) -> dict[str, Gaussian]:

@@ -188,9 +188,10 @@ def _bare_stand_in(index: int, bare: Sequence[bool], geometry: FieldGeometry) ->
     return None
 
 
-#: The most strips the network may read wrong on a calibration frame (its position known, every
-#: reference borrowed: harder than play, where a bare point's reference is its own look) for
-#: it to read that board. One is a slip a person makes too; more is a board unlike any it learnt.
+#: The most strips the network may read wrong on a calibration frame when every reference is
+#: borrowed (its position known: harder than play, where a bare point's reference is its own
+#: look) for it to read that board; with the frame's own references it must read every strip.
+#: One is a slip a person makes too; more is a board unlike any it learnt.
 MISREADS_ALLOWED: Final = 1
 
 #: The temperatures a board's readings may be softened by (see :meth:`References.weigh`).
@@ -221,16 +222,17 @@ class References:
         are softened by it. The network's confidence was fitted on rendered boards; a real board
         unlike them shows here as confident mistakes at calibration or in play, and this board's
         readings then grow less sure, never more than the network's own.
-    :ivar misread: how many strips the network read wrong on the calibration frame, every strip
-        beside a borrowed reference (None: not tried). Past :data:`MISREADS_ALLOWED` the network
-        does not know this board, and ``auto`` reads it with the models instead.
+    :ivar misread: how many strips the network read wrong on the calibration frame, with the
+        frame's own references and with every reference borrowed (None: not tried). Any with
+        its own, or past :data:`MISREADS_ALLOWED` borrowed, and the network does not know this
+        board: ``auto`` reads it with the models instead.
     """
 
     strips: np.ndarray
     borrowed: np.ndarray
     evidence: np.ndarray = field(default_factory=lambda: np.zeros(len(TEMPERATURES)))
     temperature: float = 1.0
-    misread: int | None = None
+    misread: tuple[int, int] | None = None
 
     def weigh(self, probabilities: np.ndarray, counts: Sequence[int], keep_out: Sequence[bool] | None = None) -> None:
         """Weigh the reader's probabilities ``(26, CLASSES)`` of strips whose stacks are known
@@ -244,19 +246,23 @@ class References:
             self.evidence[k] += float(-np.log(np.maximum(p, 1e-12)).sum())
         self.temperature = TEMPERATURES[int(np.argmin(self.evidence))]
 
-    def try_on(self, probabilities: np.ndarray, counts: Sequence[int]) -> None:
-        """Weigh the network's probabilities ``(26, CLASSES)`` on the calibration frame, whose
-        stacks are known (:func:`strip_counts`), and count the strips it read wrong
-        (:attr:`misread`)."""
+    def try_on(self, own: np.ndarray, borrowed: np.ndarray, counts: Sequence[int]) -> None:
+        """Try the network on the calibration frame, whose stacks are known (:func:`strip_counts`):
+        its probabilities ``(26, CLASSES)`` with the frame's own references (``own``) and with
+        every reference borrowed (``borrowed``, weighed for the temperature). Sets
+        :attr:`misread`."""
         labels = np.asarray([label_of(c) for c in counts])
-        self.misread = int((np.argmax(probabilities, axis=1) != labels).sum())
-        self.weigh(probabilities, counts)
+        self.misread = (
+            int((np.argmax(own, axis=1) != labels).sum()),
+            int((np.argmax(borrowed, axis=1) != labels).sum()),
+        )
+        self.weigh(borrowed, counts)
 
     @property
     def knows_board(self) -> bool:
-        """Whether the network read the calibration frame well enough to read this board
-        (:data:`MISREADS_ALLOWED`); a board it was never tried on counts as known."""
-        return self.misread is None or self.misread <= MISREADS_ALLOWED
+        """Whether the network read the calibration frame well enough to read this board (see
+        :attr:`misread`); a board it was never tried on counts as known."""
+        return self.misread is None or (self.misread[0] == 0 and self.misread[1] <= MISREADS_ALLOWED)
 
     @classmethod
     def from_frame(cls, strips: np.ndarray, counts: Sequence[int], geometry: FieldGeometry) -> References:
