@@ -234,6 +234,11 @@ def _label_table(builder: Any, sizes: range) -> tuple[np.ndarray, np.ndarray, np
 
 #: A strip confirmed bare is learnt only if the reader gives "bare" at least this probability.
 LEARN_FLOOR = 0.05
+#: The learned reader's stack on a point is doubted where the models read it this many checkers
+#: apart (a side's count against the other's counts as their sum), and then read with at most
+#: :data:`DOUBTED_AT` confidence.
+CROSS_CHECK = 2
+DOUBTED_AT = 0.5
 #: How the points are read: ``net`` by the learned point reader, ``model`` by the models
 #: learnt at calibration, ``auto`` by the network when it is installed, the profile has its
 #: references and the network read the calibration frame (:attr:`References.knows_board`), else
@@ -389,18 +394,28 @@ class BoardReader:
         feats = self.sampler.sample(field_image)
         found_dice = self._find_dice(field_image, image) if dice else []
         under = self._under_dice(found_dice)
+        scores, _ = self._point_scores(feats, under)
+        # Logits over (side, size) for every point: scores softened, plus the stack prior.
+        logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
+        logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
+        model_flat = logits.reshape(2 * (MAX_STACK + 1), 24)
         if self._cutter is not None:
             flat, bar, bar_conf = self._read_strips(image)
         else:
-            scores, _ = self._point_scores(feats, under)
-            # Logits over (side, size) for every point: scores softened, plus the stack prior.
-            logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
-            logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
-            flat = logits.reshape(2 * (MAX_STACK + 1), 24)
+            flat = model_flat
             bar, bar_conf = self._read_bar(feats)
         probabilities = _softmax(flat, axis=0)
         choice = flat.argmax(axis=0)
         choice = self._conserve(flat, choice, bar)
+        if self._cutter is not None:
+            # The network is sure of what it learnt, and may be as sure of a sight it never
+            # learnt (a pile unlike any it saw read as bare). Where the models fitted to this
+            # board count two or more checkers otherwise, the point is not read with confidence.
+            model_counts = np.array([_count(int(c)) for c in model_flat.argmax(axis=0)])
+            net_counts = np.array([_count(int(c)) for c in choice])
+            doubted = np.abs(model_counts - net_counts) >= CROSS_CHECK
+            for index in np.nonzero(doubted)[0]:
+                probabilities[:, index] = _cap(probabilities[:, index], int(choice[index]), DOUBTED_AT)
         points: list[int] = []
         confidence: list[float] = []
         alternatives: list[tuple[int, float]] = []
@@ -868,6 +883,20 @@ def _count(pick: int) -> int:
     """The signed count of a (side, size) pick from the flattened score table."""
     side, size = divmod(pick, MAX_STACK + 1)
     return size if side == 0 else -size
+
+
+def _cap(p: np.ndarray, pick: int, most: float) -> np.ndarray:
+    """Probabilities ``p`` with ``p[pick]`` at most ``most``, the rest scaled up to match."""
+    if p[pick] <= most:
+        return p
+    out = p.copy()
+    rest = 1.0 - p[pick]
+    out[pick] = most
+    if rest > 0:
+        out[np.arange(len(p)) != pick] *= (1.0 - most) / rest
+    else:
+        out[np.arange(len(p)) != pick] = (1.0 - most) / (len(p) - 1)
+    return out
 
 
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
