@@ -108,14 +108,14 @@ class Materials:
         bsdf = nodes["Principled BSDF"]
         return mat, nodes, bsdf
 
-    def _coords(self, nodes: Any, links: Any, scale: float, stretch: tuple[float, float, float] = (1, 1, 1)) -> Any:
+    def _coords(self, nodes: Any, links: Any, scale: float) -> Any:
         coord = nodes.new("ShaderNodeTexCoord")
         mapping = nodes.new("ShaderNodeMapping")
         # Each material is offset by the style's variant, so two boards never share a grain.
         rng = np.random.default_rng(self.variant * 7919 + self.count)
         mapping.inputs["Location"].default_value = tuple(float(v) for v in rng.uniform(-50, 50, 3))
         mapping.inputs["Rotation"].default_value = (0.0, 0.0, float(rng.normal(0, 0.05)))
-        mapping.inputs["Scale"].default_value = tuple(scale * s for s in stretch)
+        mapping.inputs["Scale"].default_value = (scale, scale, scale)
         links.new(coord.outputs["Object"], mapping.inputs["Vector"])
         return mapping.outputs["Vector"]
 
@@ -124,26 +124,37 @@ class Materials:
         mat, nodes, bsdf = self._new(kind)
         links = mat.node_tree.links
         base = linear(colour)
-        dark = (*tuple(v * 0.55 for v in base[:3]), 1.0)
+        dark = (*tuple(v * 0.6 for v in base[:3]), 1.0)
         light = (*tuple(min(1.0, v * 1.25) for v in base[:3]), 1.0)
         bsdf.inputs["Base Color"].default_value = base
         if kind == "wood":
-            stretch = (1.0, 12.0, 1.0) if along_x else (12.0, 1.0, 1.0)
-            vec = self._coords(nodes, links, 3.0, stretch)
+            # Grain: bands along the piece's length, bent by noise, with finer streaks on top.
+            vec = self._coords(nodes, links, 1.0)
+            warp = nodes.new("ShaderNodeTexNoise")
+            warp.inputs["Scale"].default_value = 6.0
+            warp.inputs["Detail"].default_value = 2.0
+            links.new(vec, warp.inputs["Vector"])
+            bend = nodes.new("ShaderNodeVectorMath")
+            bend.operation = "MULTIPLY_ADD"
+            bend.inputs[1].default_value = (0.02, 0.02, 0.02)
+            links.new(warp.outputs["Color"], bend.inputs[0])
+            links.new(vec, bend.inputs[2])
             wave = nodes.new("ShaderNodeTexWave")
-            wave.wave_type = "RINGS"
-            wave.inputs["Scale"].default_value = 2.0
-            wave.inputs["Distortion"].default_value = 6.0
-            wave.inputs["Detail"].default_value = 3.0
-            noise = nodes.new("ShaderNodeTexNoise")
-            noise.inputs["Scale"].default_value = 40.0
-            links.new(vec, wave.inputs["Vector"])
-            links.new(vec, noise.inputs["Vector"])
+            wave.wave_type = "BANDS"
+            wave.bands_direction = "Y" if along_x else "X"
+            wave.inputs["Scale"].default_value = 60.0
+            wave.inputs["Distortion"].default_value = 3.0
+            wave.inputs["Detail"].default_value = 4.0
+            wave.inputs["Detail Scale"].default_value = 1.5
+            links.new(bend.outputs["Vector"], wave.inputs["Vector"])
+            streak = nodes.new("ShaderNodeTexNoise")
+            streak.inputs["Scale"].default_value = 300.0
+            links.new(vec, streak.inputs["Vector"])
             mix = nodes.new("ShaderNodeMix")
             mix.data_type = "FLOAT"
-            mix.inputs["Factor"].default_value = 0.25
+            mix.inputs["Factor"].default_value = 0.3
             links.new(wave.outputs["Fac"], mix.inputs["A"])
-            links.new(noise.outputs["Fac"], mix.inputs["B"])
+            links.new(streak.outputs["Fac"], mix.inputs["B"])
             ramp = nodes.new("ShaderNodeValToRGB")
             ramp.color_ramp.elements[0].color = dark
             ramp.color_ramp.elements[1].color = light
@@ -363,6 +374,8 @@ class Stage:
         cycles.use_denoising = True
         cycles.denoiser = "OPENIMAGEDENOISE"
         cycles.denoising_input_passes = "RGB_ALBEDO_NORMAL"
+        # The accurate prefilter of the albedo and normal passes would double the time per frame.
+        cycles.denoising_prefilter = "FAST"
         cycles.max_bounces = 4
         cycles.diffuse_bounces = 2
         cycles.glossy_bounces = 2
@@ -511,6 +524,8 @@ class Stage:
             obj = bpy.data.objects.new(f"light-{i}", data)
             self.scene.collection.objects.link(obj)
             obj.location = light.location
+            # A lamp in view would be a blown-out disc; its reflections (the glare) stay.
+            obj.visible_camera = False
             # Every light faces the board's centre.
             direction = -Vector(light.location)
             obj.rotation_euler = direction.to_track_quat("-Z", "Y").to_euler()
