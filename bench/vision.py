@@ -9,7 +9,7 @@ Run from the project root::
 Each part is reported on its own, for both ways of reading the points (``net``, the learned
 point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
 
-- 3D boards (``--frames3d``, folders made by ``tools/render3d.py``): only the setups held out
+- 3D boards (``--frames3d``, folders made by ``python -m tools.render3d``): only the setups held out
   of training (seed 0 modulo 5; see ``tools/train_points.py``). Each is calibrated on its frame
   ``00`` (the starting position) with the labelled corners, and its other frames are read in
   order. Read twice with the learned reader: as calibration left it, and learning from every
@@ -316,7 +316,7 @@ def _print_tally(name: str, f: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames3d", type=Path, help="a folder of 3D-rendered setups (tools/render3d.py)")
+    parser.add_argument("--frames3d", type=Path, help="a folder of 3D-rendered setups (python -m tools.render3d)")
     parser.add_argument("--boards", type=int, default=1000)
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--seed", type=int, default=11)
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
             if name in b3:
                 _print_tally(name, b3[name])
     else:
-        print("3D-rendered boards: none given (make them with python tools/render3d.py, then --frames3d DIR)")
+        print("3D-rendered boards: none given (make them with python -m tools.render3d, then --frames3d DIR)")
     if "boards_2d" in figures:
         b2 = figures["boards_2d"]
         print(f"2D-rendered boards ({b2['frame_size']}):")
