@@ -20,7 +20,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-import bpy  # type: ignore[import-not-found]
+import bpy  # type: ignore[import-untyped,unused-ignore]
 import numpy as np
 
 from tools.render3d.plan import RGB, Board, CameraPose, Lighting, kelvin_rgb
@@ -30,8 +30,8 @@ from vision.render import pip_layout
 # Blender's other modules exist only once bpy has been imported.
 bmesh = importlib.import_module("bmesh")
 _mathutils = importlib.import_module("mathutils")
-Matrix = _mathutils.Matrix
-Vector = _mathutils.Vector
+Matrix: Any = _mathutils.Matrix
+Vector: Any = _mathutils.Vector
 
 #: Face values of a die by the local axis their face looks along: opposite faces add to seven.
 DIE_FACES: dict[int, tuple[float, float, float]] = {
@@ -58,11 +58,6 @@ def linear(colour: RGB) -> tuple[float, float, float, float]:
     c = np.clip(np.asarray(colour, np.float64) / 255.0, 0.0, 1.0)
     lin = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
     return float(lin[0]), float(lin[1]), float(lin[2]), 1.0
-
-
-def face_up(axis: Sequence[float]) -> Matrix:
-    """A rotation that turns the local ``axis`` to face up (+z)."""
-    return Vector(axis).rotation_difference(Vector((0.0, 0.0, 1.0))).to_matrix().to_4x4()
 
 
 def to_matrix(m: np.ndarray) -> Matrix:
@@ -266,15 +261,15 @@ def checker_mesh(name: str, radius: float, thickness: float, groove: bool, mater
             verts.append((r * math.cos(a), r * math.sin(a), z))
         rings.append(ring)
     faces: list[tuple[int, ...]] = []
-    for a, b in itertools.pairwise(rings):
+    for upper, lower in itertools.pairwise(rings):
         for s in range(segments):
             t = (s + 1) % segments
-            if len(a) == 1:
-                faces.append((a[0], b[t], b[s]))
-            elif len(b) == 1:
-                faces.append((a[s], a[t], b[0]))
+            if len(upper) == 1:
+                faces.append((upper[0], lower[t], lower[s]))
+            elif len(lower) == 1:
+                faces.append((upper[s], upper[t], lower[0]))
             else:
-                faces.append((a[s], a[t], b[t], b[s]))
+                faces.append((upper[s], upper[t], lower[t], lower[s]))
     mesh = bpy.data.meshes.new(name)
     mesh.from_pydata(verts, [], faces)
     mesh.materials.append(material)
@@ -584,7 +579,7 @@ class Stage:
     def die_lowest(self, matrix: Matrix) -> float:
         """The lowest z of the die's mesh under ``matrix`` (to rest it on the board)."""
         mesh = self.dice[0].data
-        return min((matrix @ v.co).z for v in mesh.vertices)
+        return float(min((matrix @ v.co).z for v in mesh.vertices))
 
     def add_hand(self, parts: Iterable[tuple[str, Matrix]], skin: RGB, sleeve: RGB) -> None:
         """A hand and forearm from ellipsoids and cylinders: ``(kind, matrix)`` with kind ``skin`` or ``sleeve``."""

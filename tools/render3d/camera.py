@@ -48,7 +48,8 @@ def tone(linear: np.ndarray) -> np.ndarray:
     knee = 0.8
     over = x > knee
     x = np.where(over, knee + (1 - knee) * (1 - np.exp(-(x - knee) / (1 - knee))), x)
-    return np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(np.maximum(x, 1e-8), 1 / 2.4) - 0.055)
+    out: np.ndarray = np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(np.maximum(x, 1e-8), 1 / 2.4) - 0.055)
+    return out
 
 
 def develop(
@@ -71,7 +72,8 @@ def develop(
     :param blur: motion blur ``(length in pixels, angle in degrees)``, or None.
     """
     h, w = linear.shape[:2]
-    img = linear.astype(np.float32) * np.float32(sensor.gain * exposure) * np.asarray(sensor.balance, np.float32)
+    gains = np.float32(sensor.gain * exposure) * np.asarray(sensor.balance, np.float32)
+    img: np.ndarray = linear.astype(np.float32) * gains
     if vignette > 0:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         r2 = ((xx - (w - 1) / 2) ** 2 + (yy - (h - 1) / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)

@@ -74,10 +74,14 @@ class Placed:
     occupied: list[tuple[float, float]]
 
 
-def _lean(rng: np.random.Generator, sigma: float = 1.2, most: float = 4.0) -> np.ndarray:
-    """A small tilt about a random horizontal axis: no checker lies quite flat on another."""
+def _lean(rng: np.random.Generator, radius: float, sigma: float = 1.2, most: float = 4.0) -> np.ndarray:
+    """A small tilt about a random horizontal axis (no checker lies quite flat on another), lifted onto its rim."""
     a = rng.uniform(0, 2 * math.pi)
-    return rotation((math.cos(a), math.sin(a), 0.0), float(np.clip(rng.normal(0.0, sigma), -most, most)))
+    tilt = float(np.clip(rng.normal(0.0, sigma), -most, most))
+    # Tilted about its bottom centre, half the disc would sink: it rests on its lower rim instead.
+    lift = radius * abs(math.sin(math.radians(tilt)))
+    out: np.ndarray = translation(0.0, 0.0, lift) @ rotation((math.cos(a), math.sin(a), 0.0), tilt)
+    return out
 
 
 def place_checkers(board: Board, scene: Scene, rng: np.random.Generator) -> Placed:
@@ -89,7 +93,7 @@ def place_checkers(board: Board, scene: Scene, rng: np.random.Generator) -> Plac
     def flat(player: int, x: float, y: float, z: float, jitter: float = 0.03) -> None:
         j = np.clip(rng.normal(0.0, jitter * d, 2), -0.08 * d, 0.08 * d)
         wx, wy, _ = board.world(x + j[0], y + j[1])
-        m = translation(wx, wy, z) @ rotation((0, 0, 1), float(rng.uniform(0, 360))) @ _lean(rng)
+        m = translation(wx, wy, z) @ _lean(rng, d * s / 2) @ rotation((0, 0, 1), float(rng.uniform(0, 360)))
         out[player - 1].append(m)
         occupied.append((x, y))
 
@@ -170,7 +174,8 @@ def die_pose(
     if not flat:
         # Cocked: leaning on something, its top face still the highest.
         m = m @ rotation((1, 0, 0), float(rng.uniform(14, 30)))
-    return translation(wx, wy, 0.0) @ m @ face_up(face)
+    out: np.ndarray = translation(wx, wy, 0.0) @ m @ face_up(face)
+    return out
 
 
 def cube_pose(
@@ -181,7 +186,8 @@ def cube_pose(
     wx, wy, _ = board.world(x, y)
     z = (board.bar_top_m() if board.style.bar_raised else 0.0004) if board.style.bar_fraction > 0 else 0.0
     yaw = float(rng.normal(0.0, 6.0)) + (180.0 if owner == 2 else 0.0)
-    return translation(wx, wy, z + size_m / 2) @ rotation((0, 0, 1), yaw) @ face_up(face)
+    out: np.ndarray = translation(wx, wy, z + size_m / 2) @ rotation((0, 0, 1), yaw) @ face_up(face)
+    return out
 
 
 def hand_parts(board: Board, rng: np.random.Generator) -> list[tuple[str, np.ndarray]]:

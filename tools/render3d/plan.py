@@ -15,7 +15,7 @@ by :meth:`Board.world`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -354,14 +354,16 @@ def distort(points: np.ndarray, size: tuple[int, int], k: float) -> np.ndarray:
     d = u.copy()
     for _ in range(20):
         d = u / (1.0 + k * np.sum(d * d, axis=1, keepdims=True))
-    return d * norm + centre
+    out: np.ndarray = d * norm + centre
+    return out
 
 
 def undistort(points: np.ndarray, size: tuple[int, int], k: float) -> np.ndarray:
     """Distorted pixels to pinhole pixels: ``u = d (1 + k |d|^2)``, radii in half-diagonals (k > 0: barrel)."""
     centre, norm = _lens_frame(size)
     d = (np.asarray(points, np.float64) - centre) / norm
-    return (d * (1.0 + k * np.sum(d * d, axis=-1, keepdims=True))) * norm + centre
+    out: np.ndarray = (d * (1.0 + k * np.sum(d * d, axis=-1, keepdims=True))) * norm + centre
+    return out
 
 
 def _lens_frame(size: tuple[int, int]) -> tuple[np.ndarray, float]:
@@ -415,7 +417,6 @@ class Lighting:
     white_balance: float
     noise: float
     vignette: float
-    extras: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def random(cls, rng: np.random.Generator, board: Board) -> Lighting:
