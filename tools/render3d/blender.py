@@ -393,7 +393,7 @@ class Stage:
     def _table(self) -> None:
         st = self.board.style
         mat = self.mats.surface(st.table_material, st.table_colour)
-        z = -0.02
+        z = -st.thickness_m
         mesh_object("table", [(-3, -3, z), (3, -3, z), (3, 3, z), (-3, 3, z)], [(0, 1, 2, 3)], mat)
 
     def _board(self) -> None:
@@ -404,7 +404,7 @@ class Stage:
         field = self.mats.surface(st.field_material, st.field_colour)
         x0, y0, x1, y1 = b.extent()
         rim_h = st.rim_height_m
-        box("base", w(x0, y1, -0.02), w(x1, y0, -0.0004), frame)
+        box("base", w(x0, y1, -st.thickness_m), w(x1, y0, -0.0004), frame)
         mesh_object("field", [w(0, FIELD_H), w(FIELD_W, FIELD_H), w(FIELD_W, 0), w(0, 0)], [(0, 1, 2, 3)], field)
         # The frame: rims round the field and the tray column(s); the trays' floors are lined like the field.
         box("rim-top", w(x0, 0, 0), w(x1, y0, rim_h), frame)

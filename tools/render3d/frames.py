@@ -209,8 +209,11 @@ def _place_dice(
             continue
         spec = specs[i]
         spot = layout.free_spot(rng, board, spec.half, taken, occupied, size_field)
+        lean = None
+        if not spec.flat:
+            spot, lean = layout.cocked_spot(board, spot, spec.half, occupied, size_field)
         taken.append(spot)
-        m = to_matrix(layout.die_pose(board, spot, DIE_FACES[spec.value], spec.flat, rng))
+        m = to_matrix(layout.die_pose(board, spot, DIE_FACES[spec.value], lean, rng))
         lift = -stage.die_lowest(m)
         m = to_matrix(layout.translation(0.0, 0.0, lift)) @ m
         stage.place_die(i, m)

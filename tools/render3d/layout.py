@@ -166,16 +166,45 @@ def free_spot(
 
 
 def die_pose(
-    board: Board, position: tuple[float, float], face: tuple[float, float, float], flat: bool, rng: np.random.Generator
+    board: Board,
+    position: tuple[float, float],
+    face: tuple[float, float, float],
+    lean: tuple[float, float] | None,
+    rng: np.random.Generator,
 ) -> np.ndarray:
-    """A die's matrix (centred at the origin in its mesh; the caller rests it on the board)."""
+    """A die's matrix (centred at the origin in its mesh; the caller rests it on the board).
+
+    :param lean: for a cocked die, the field direction it leans towards (a checker, the rim); None: flat.
+    """
     wx, wy, _ = board.world(*position)
-    m = rotation((0, 0, 1), float(rng.uniform(0, 360)))
-    if not flat:
-        # Cocked: leaning on something, its top face still the highest.
-        m = m @ rotation((1, 0, 0), float(rng.uniform(14, 30)))
-    out: np.ndarray = translation(wx, wy, 0.0) @ m @ face_up(face)
+    m = rotation((0, 0, 1), float(rng.uniform(0, 360))) @ face_up(face)
+    if lean is not None:
+        # Field y grows towards player 1, the world's y away from him.
+        towards = np.array([lean[0], -lean[1], 0.0])
+        m = rotation(np.cross([0.0, 0.0, 1.0], towards), float(rng.uniform(14, 30))) @ m
+    out: np.ndarray = translation(wx, wy, 0.0) @ m
     return out
+
+
+def cocked_spot(
+    board: Board, spot: tuple[float, float], half: str, checkers: list[tuple[float, float]], size: float
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Where a cocked die leans, and towards what: against the nearest checker on its half, else the rim.
+
+    Returns the die's centre and the field direction it leans towards.
+    """
+    middle = FIELD_W / 2
+    near = [c for c in checkers if (c[0] < middle) == (half == "left")]
+    if near:
+        cx, cy = min(near, key=lambda c: math.hypot(c[0] - spot[0], c[1] - spot[1]))
+        dx, dy = spot[0] - cx, spot[1] - cy
+        dist = math.hypot(dx, dy) or 1.0
+        reach = 0.5 * board.d + 0.45 * size
+        return (cx + dx / dist * reach, cy + dy / dist * reach), (-dx / dist, -dy / dist)
+    # No checker there: against the nearer long rim.
+    if spot[1] < FIELD_H / 2:
+        return (spot[0], 0.55 * size), (0.0, -1.0)
+    return (spot[0], FIELD_H - 0.55 * size), (0.0, 1.0)
 
 
 def cube_pose(

@@ -103,6 +103,7 @@ class Style:
     :param rim: width of the frame round the field.
     :param rim_height_m: height of the frame above the field, metres.
     :param side_trays: trays on both sides (tournament boards), not only player 1's right.
+    :param thickness_m: the board's thickness from the table to the field, metres (a mat's is a few mm).
     """
 
     kind: str
@@ -114,6 +115,7 @@ class Style:
     rim: float
     rim_height_m: float
     side_trays: bool
+    thickness_m: float
     frame_colour: RGB
     frame_material: str
     field_colour: RGB
@@ -170,6 +172,7 @@ class Style:
             rim=float(rng.uniform(45, 85) if kind != "tournament" else rng.uniform(70, 110)),
             rim_height_m=float(rng.uniform(0.0005, 0.0015) if kind == "printed" else rng.uniform(0.005, 0.012)),
             side_trays=kind == "tournament",
+            thickness_m=float(rng.uniform(0.002, 0.004) if kind == "printed" else rng.uniform(0.012, 0.035)),
             frame_colour=frame_colour,
             frame_material=frame_material,
             field_colour=field_colour,
