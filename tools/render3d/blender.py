@@ -192,6 +192,26 @@ class Materials:
         bsdf.inputs["Coat Weight"].default_value = max(0.0, 0.6 - roughness)
         return mat
 
+    def skin(self, colour: RGB) -> Any:
+        """Skin: blotchy colour, a little light scattered under the surface, a soft sheen."""
+        mat, nodes, bsdf = self._new("skin")
+        links = mat.node_tree.links
+        base = linear(colour)
+        vec = self._coords(nodes, links, 1.0)
+        blotch = nodes.new("ShaderNodeTexNoise")
+        blotch.inputs["Scale"].default_value = 60.0
+        links.new(vec, blotch.inputs["Vector"])
+        ramp = nodes.new("ShaderNodeValToRGB")
+        ramp.color_ramp.elements[0].color = (base[0] * 0.85, base[1] * 0.78, base[2] * 0.78, 1.0)
+        ramp.color_ramp.elements[1].color = (min(1.0, base[0] * 1.08), base[1] * 1.02, base[2] * 1.0, 1.0)
+        links.new(blotch.outputs["Fac"], ramp.inputs["Fac"])
+        links.new(ramp.outputs["Color"], bsdf.inputs["Base Color"])
+        bsdf.inputs["Roughness"].default_value = 0.5
+        bsdf.inputs["Subsurface Weight"].default_value = 0.2
+        bsdf.inputs["Subsurface Radius"].default_value = (0.004, 0.002, 0.001)
+        bsdf.inputs["Subsurface Scale"].default_value = 1.0
+        return mat
+
     def plain(self, colour: RGB, roughness: float = 0.4) -> Any:
         """A plain colour."""
         mat, _nodes, bsdf = self._new("plain")
@@ -584,7 +604,7 @@ class Stage:
     def add_hand(self, parts: Iterable[tuple[str, Matrix]], skin: RGB, sleeve: RGB) -> None:
         """A hand and forearm from ellipsoids and cylinders: ``(kind, matrix)`` with kind ``skin`` or ``sleeve``."""
         mats = {
-            "skin": self.mats.surface("leather", skin, roughness=0.55),
+            "skin": self.mats.skin(skin),
             "sleeve": self.mats.surface("cloth", sleeve),
         }
         for i, (kind, matrix) in enumerate(parts):
