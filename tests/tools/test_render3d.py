@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,21 +17,68 @@ import numpy as np
 import pytest
 
 from engine.position import Position
+from tools.render3d import layout
+from tools.render3d.frames import Setup, field_corners, frame_scene, setup_name
+from tools.render3d.plan import distort, undistort
 from vision.calibration import calibrate
 from vision.geometry import FIELD_H, FIELD_W
 from vision.reader import BoardReader
 
 ROOT = Path(__file__).resolve().parents[2]
 
-pytestmark = [
+_MARKS = (
     pytest.mark.skipif(importlib.util.find_spec("bpy") is None, reason="needs Blender's Python module (bpy)"),
     pytest.mark.slow,
-    # One Blender render at a time: they share the machine's cores with everything else.
+    # One render at a time: it shares the machine's cores with everything else.
     pytest.mark.xdist_group("render3d"),
-]
+)
+
+
+def renders(test: Callable[..., None]) -> Callable[..., None]:
+    """Mark a test that renders: it needs Blender's Python module."""
+    for mark in _MARKS:
+        test = mark(test)
+    return test
+
 
 SIZE = (480, 270)
 SEED = 10
+
+
+def test_a_seed_decides_its_setup_and_frames() -> None:
+    a, b = Setup.from_seed(123, (640, 360)), Setup.from_seed(123, (640, 360))
+    assert a == b and a != Setup.from_seed(124, (640, 360))
+    assert frame_scene(123, 3)[:2] == frame_scene(123, 3)[:2]
+    assert setup_name(123) == "s000123"
+
+
+def test_every_setup_shows_its_whole_field_from_player_1s_seat() -> None:
+    for seed in range(300):
+        setup = Setup.from_seed(seed, (1280, 720))
+        corners = field_corners(setup)
+        assert np.all(corners >= 0) and np.all(corners < (1280, 720)), seed
+        assert setup.camera.tilt <= 30.0
+        # Player 1 at the bottom: the 13-point corner above the 12-point one, the 24 above the 1.
+        assert corners[0, 1] < corners[3, 1] and corners[1, 1] < corners[2, 1], seed
+
+
+def test_every_checker_has_a_place() -> None:
+    for seed in range(200):
+        board = Setup.from_seed(seed, (640, 360)).board
+        scene, _, rng = frame_scene(seed, 1 + seed % 7)
+        placed = layout.place_checkers(board, scene, rng)
+        assert [len(side) for side in placed.checkers] == [15, 15]
+        on_points = sum(abs(n) for n in scene.points) + sum(scene.bar)
+        assert len(placed.occupied) == on_points
+
+
+def test_lens_distortion_labels_invert() -> None:
+    points = np.random.default_rng(0).uniform((0, 0), (1280, 720), (200, 2))
+    there = distort(points, (1280, 720), 0.02)
+    assert np.abs(undistort(there, (1280, 720), 0.02) - points).max() < 1e-6
+    # Barrel: the image corners move in.
+    corner = distort(np.array([[0.0, 0.0]]), (1280, 720), 0.02)[0]
+    assert corner[0] > 0 and corner[1] > 0
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +102,7 @@ def _label(folder: Path, frame: int) -> dict[str, Any]:
     return json.loads((folder / f"{frame:02d}.json").read_text(encoding="utf-8"))
 
 
+@renders
 def test_files_and_schema(rendered: Path) -> None:
     assert sorted(p.name for p in rendered.iterdir()) == ["00.jpg", "00.json", "01.jpg", "01.json"]
     for frame in (0, 1):
@@ -79,6 +128,7 @@ def test_files_and_schema(rendered: Path) -> None:
         assert label["corners"] == _label(rendered, 0)["corners"]
 
 
+@renders
 def test_calibration_frame_is_the_start(rendered: Path) -> None:
     label = _label(rendered, 0)
     points, bar, off = Position.STARTING.to_absolute(1)
@@ -87,6 +137,7 @@ def test_calibration_frame_is_the_start(rendered: Path) -> None:
     assert label["cube"] == {"value": 1, "owner": None}
 
 
+@renders
 def test_corners_form_a_convex_quad_inside_the_image(rendered: Path) -> None:
     corners = np.asarray(_label(rendered, 0)["corners"], np.float64)
     assert corners.shape == (4, 2)
@@ -103,6 +154,7 @@ def test_corners_form_a_convex_quad_inside_the_image(rendered: Path) -> None:
     assert 0.7 < (width / height) / (FIELD_W / FIELD_H) < 1.4
 
 
+@renders
 def test_calibrates_and_reads_the_starting_position(rendered: Path) -> None:
     label = _label(rendered, 0)
     image = cv2.imread(str(rendered / "00.jpg"))
