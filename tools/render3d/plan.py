@@ -439,10 +439,9 @@ class Lighting:
         if name == "lamp":
             lights.append(lamp(float(rng.uniform(2600, 4200)), 1.0))
         elif name == "ceiling":
-            lights.append(Light("area", (0.0, float(rng.normal(0, 0.3)), float(rng.uniform(1.2, 2.0))), 1.0, 1.2, 4500))
-            lights[0] = Light(
-                "area", lights[0].location, math.pi * lights[0].location[2] ** 2, 1.2, float(rng.uniform(3800, 6000))
-            )
+            # A panel 1.2 m across overhead: soft shadows all round.
+            y, height = float(rng.normal(0, 0.3)), float(rng.uniform(1.2, 2.0))
+            lights.append(Light("area", (0.0, y, height), math.pi * height**2, 1.2, float(rng.uniform(3800, 6000))))
         elif name == "daylight":
             elevation = math.radians(rng.uniform(25, 70))
             azimuth = float(rng.uniform(0, 2 * math.pi))
