@@ -344,6 +344,16 @@ class CameraPose:
             span_x = float(np.ptp(pts[:, 0])) / w
             ratio = max(span_y / self.fill, span_x / 0.95)
             distance *= ratio
+        # Off-centre aim and tilt can still push the board's edge out of the picture: back off
+        # until all of it shows, as whoever set the camera up would (the reader watches the frame).
+        margin = 0.01 * h
+        for _ in range(40):
+            pts = pose.project(outline)
+            if np.all(pts >= margin) and np.all(pts <= (w - 1 - margin, h - 1 - margin)):
+                break
+            distance *= 1.03
+            eye = np.asarray(target) + distance * direction
+            pose = CameraPose(**{**self.__dict__, "target": target, "location": tuple(float(v) for v in eye)})
         return pose
 
 
