@@ -5,7 +5,8 @@
 #   scripts/setup.sh          what the demo needs: Python 3.11+, a virtual environment, bgboard
 #   scripts/setup.sh --test   also the test tools and the reference programs the tests run
 #                             (GNU Backgammon from Debian, its Python bindings on x86-64; the
-#                             AVR compiler and the simavr emulator that run the LED firmware)
+#                             AVR compiler and the simavr emulator that run the LED firmware;
+#                             Blender's Python module for the 3D renderer, on Python 3.11 x86-64)
 #
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -21,6 +22,10 @@ esac
 apt_packages=(python3-venv)
 if [ "$mode" = test ]; then
   apt_packages+=(gnubg gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make shellcheck)
+  # Blender's Python module (the 3D renderer's tests, x86-64 only) links these even headless.
+  if [ "$(uname -m)" = x86_64 ]; then
+    apt_packages+=(libx11-6 libxrender1 libxxf86vm1 libxfixes3 libxi6 libxkbcommon0 libsm6 libice6 libxext6 libgl1 libgomp1)
+  fi
 fi
 
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg >/dev/null 2>&1; then
@@ -47,6 +52,7 @@ if [ ! -x .venv/bin/python ]; then
   "$python" -m venv .venv
 fi
 extra=""
-[ "$mode" = test ] && extra="[dev]"
+# The tests render a tiny 3D setup with Blender's Python module (tools/render3d).
+[ "$mode" = test ] && extra="[dev,render3d]"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}"
 echo "bgboard is set up in .venv ($mode)"

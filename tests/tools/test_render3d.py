@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: MIT
+"""The 3D renderer (tools/render3d): one tiny setup rendered, its labels checked, calibrated and read back."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from engine.position import Position
+from tools.render3d import layout
+from tools.render3d.frames import Setup, field_corners, frame_scene, setup_name
+from tools.render3d.plan import distort, undistort
+from vision.calibration import calibrate
+from vision.geometry import FIELD_H, FIELD_W
+from vision.reader import BoardReader
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_MARKS = (
+    pytest.mark.skipif(importlib.util.find_spec("bpy") is None, reason="needs Blender's Python module (bpy)"),
+    pytest.mark.slow,
+    # One render at a time: it shares the machine's cores with everything else.
+    pytest.mark.xdist_group("render3d"),
+)
+
+
+def renders(test: Callable[..., None]) -> Callable[..., None]:
+    """Mark a test that renders: it needs Blender's Python module."""
+    for mark in _MARKS:
+        test = mark(test)
+    return test
+
+
+SIZE = (480, 270)
+SEED = 10
+
+
+def test_a_seed_decides_its_setup_and_frames() -> None:
+    a, b = Setup.from_seed(123, (640, 360)), Setup.from_seed(123, (640, 360))
+    assert a == b and a != Setup.from_seed(124, (640, 360))
+    assert frame_scene(123, 3)[:2] == frame_scene(123, 3)[:2]
+    assert setup_name(123) == "s000123"
+
+
+def test_every_setup_shows_its_whole_field_from_player_1s_seat() -> None:
+    for seed in range(300):
+        setup = Setup.from_seed(seed, (1280, 720))
+        corners = field_corners(setup)
+        assert np.all(corners >= 0) and np.all(corners < (1280, 720)), seed
+        assert setup.camera.tilt <= 30.0
+        # Player 1 at the bottom: the 13-point corner above the 12-point one, the 24 above the 1.
+        assert corners[0, 1] < corners[3, 1] and corners[1, 1] < corners[2, 1], seed
+
+
+def test_every_checker_has_a_place() -> None:
+    for seed in range(200):
+        board = Setup.from_seed(seed, (640, 360)).board
+        scene, _, rng = frame_scene(seed, 1 + seed % 7)
+        placed = layout.place_checkers(board, scene, rng)
+        assert [len(side) for side in placed.checkers] == [15, 15]
+        on_points = sum(abs(n) for n in scene.points) + sum(scene.bar)
+        assert len(placed.occupied) == on_points
+
+
+def test_lens_distortion_labels_invert() -> None:
+    points = np.random.default_rng(0).uniform((0, 0), (1280, 720), (200, 2))
+    there = distort(points, (1280, 720), 0.02)
+    assert np.abs(undistort(there, (1280, 720), 0.02) - points).max() < 1e-6
+    # Barrel: the image corners move in.
+    corner = distort(np.array([[0.0, 0.0]]), (1280, 720), 0.02)[0]
+    assert corner[0] > 0 and corner[1] > 0
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Installed is not enough: the module links X11 and GL libraries even headless.
+    probe = subprocess.run([sys.executable, "-c", "import bpy"], capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        pytest.skip(f"Blender's Python module does not import: {probe.stderr.strip().splitlines()[-1:]}")
+    out = tmp_path_factory.mktemp("render3d")
+    args = ["--out", str(out), "--setups", "1", "--frames", "2", "--seed", str(SEED)]
+    args += ["--size", f"{SIZE[0]}x{SIZE[1]}", "--samples", "4"]
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.render3d", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return out / f"s{SEED:06d}"
+
+
+def _label(folder: Path, frame: int) -> dict[str, Any]:
+    return json.loads((folder / f"{frame:02d}.json").read_text(encoding="utf-8"))
+
+
+@renders
+def test_files_and_schema(rendered: Path) -> None:
+    assert sorted(p.name for p in rendered.iterdir()) == ["00.jpg", "00.json", "01.jpg", "01.json"]
+    for frame in (0, 1):
+        label = _label(rendered, frame)
+        image = cv2.imread(str(rendered / f"{frame:02d}.jpg"))
+        assert image is not None and image.shape == (SIZE[1], SIZE[0], 3)
+        assert len(label["points"]) == 24 and all(isinstance(v, int) for v in label["points"])
+        assert len(label["bar"]) == 2 and len(label["off"]) == 2
+        for side, sign in ((0, 1), (1, -1)):
+            on_points = sum(v * sign for v in label["points"] if v * sign > 0)
+            assert on_points + label["bar"][side] + label["off"][side] == 15
+        assert 0.0 <= label["bar_fraction"] < 0.2
+        assert 0.85 <= label["checker_fraction"] <= 0.97
+        assert label["cube"]["value"] in (1, 2, 4, 8, 16, 32, 64)
+        assert label["cube"]["owner"] in (None, 1, 2)
+        assert isinstance(label["hand"], bool)
+        for die in label["dice"]:
+            assert 1 <= die["value"] <= 6 and die["half"] in ("left", "right") and isinstance(die["flat"], bool)
+            x, y, w, h = die["box"]
+            assert 0 <= x < SIZE[0] and 0 <= y < SIZE[1] and w > 0 and h > 0
+        assert {"style", "camera", "lighting"} <= set(label["scene"])
+        # A fixed camera: every frame of a setup has the same corners.
+        assert label["corners"] == _label(rendered, 0)["corners"]
+
+
+@renders
+def test_calibration_frame_is_the_start(rendered: Path) -> None:
+    label = _label(rendered, 0)
+    points, bar, off = Position.STARTING.to_absolute(1)
+    assert label["points"] == list(points) and label["bar"] == list(bar) and label["off"] == list(off)
+    assert label["dice"] == [] and label["hand"] is False
+    assert label["cube"] == {"value": 1, "owner": None}
+
+
+@renders
+def test_corners_form_a_convex_quad_inside_the_image(rendered: Path) -> None:
+    corners = np.asarray(_label(rendered, 0)["corners"], np.float64)
+    assert corners.shape == (4, 2)
+    assert np.all(corners >= 0) and np.all(corners[:, 0] < SIZE[0]) and np.all(corners[:, 1] < SIZE[1])
+    edges = np.roll(corners, -1, axis=0) - corners
+    after = np.roll(edges, -1, axis=0)
+    turns = edges[:, 0] * after[:, 1] - edges[:, 1] * after[:, 0]
+    assert np.all(turns > 0), "corners not clockwise convex (top-left, top-right, bottom-right, bottom-left)"
+    # Player 1 sits at the bottom: his 13-point corner is above his 12-point corner.
+    assert corners[0, 1] < corners[3, 1] and corners[1, 1] < corners[2, 1]
+    # The field is 1200 x 1000: its sides in the image keep roughly that ratio.
+    width = np.linalg.norm(corners[1] - corners[0]) + np.linalg.norm(corners[2] - corners[3])
+    height = np.linalg.norm(corners[3] - corners[0]) + np.linalg.norm(corners[2] - corners[1])
+    assert 0.7 < (width / height) / (FIELD_W / FIELD_H) < 1.4
+
+
+@renders
+def test_calibrates_and_reads_the_starting_position(rendered: Path) -> None:
+    label = _label(rendered, 0)
+    image = cv2.imread(str(rendered / "00.jpg"))
+    profile = calibrate(image, np.asarray(label["corners"]), bar_fraction=label["bar_fraction"])
+    reading = BoardReader(profile).read(image)
+    right = sum(int(a) == int(b) for a, b in zip(reading.points, label["points"], strict=True))
+    # At this tiny size the reader has about 20 pixels per checker; it still reads the start.
+    assert right >= 22, f"{right} of 24 points read right: {list(reading.points)}"
+    assert tuple(reading.bar) == (0, 0)
