@@ -74,7 +74,7 @@ CONTAINER: Final = 2.0
 SIZE_COST: Final = 0.2
 #: What a reading lying in a bigger one counts for the photo's die size, against 1 for one
 #: lying free: a pip boxed in its die, but also a die in its tray.
-HELD_WEIGHT: Final = 0.7
+HELD_WEIGHT: Final = 0.35
 #: A reading this many times bigger or smaller than the photo's die size is no die: a pip, a
 #: tray, a print on the table.
 SIZE_OUTLIER: Final = 2.5
