@@ -14,7 +14,10 @@ ONNX files shipped in ``vision/models`` (trained by ``tools/train_dice.py``):
   averaged over the crop turned four ways, so the probability of the face it reads is a
   confidence to go by.
 
-A box whose crop is more likely "not a die" than any face is dropped.
+A box whose crop is more likely "not a die" than any face is dropped; of the rest, the dice of
+the photo's one size are kept, one reading per die (:func:`size_consistent`): pips boxed as dice
+in a big photo, a tray round its dice and boxes between two dice go. A photo of more than
+:data:`PIXEL_BUDGET` pixels is shrunk for the detector, and its faces read at full size.
 
 The networks are loaded once, on first use. OpenCV's ``dnn`` networks are not safe to run from
 several threads at once, so each forward pass holds a lock.

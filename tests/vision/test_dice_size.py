@@ -176,8 +176,8 @@ def test_vision_calibrate_takes_the_die_size(
 FAR = Camera(fill=0.6)
 #: Frames per board style.
 FRAMES = 6
-#: Share of the dice found and read right; measured 0.96 (before the profile's die size: 0.90
-#: on the same frames read with the renderer's).
+#: Share of the dice found and read right: on these 48 dice 0.94 found and right (read as the
+#: renderer's 0.65 dice, before profiles had a die size: 0.88 found, 0.83 right).
 SMALL_RIGHT = 0.9
 
 
