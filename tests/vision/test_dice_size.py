@@ -176,30 +176,38 @@ def test_vision_calibrate_takes_the_die_size(
 FAR = Camera(fill=0.6)
 #: Frames per board style.
 FRAMES = 6
-#: Share of the dice found and read right: on these 48 dice 0.94 found and right (read as the
-#: renderer's 0.65 dice, before profiles had a die size: 0.88 found, 0.83 right).
-SMALL_RIGHT = 0.9
 
 
 @pytest.mark.slow
-def test_small_dice_on_a_far_board_are_found_and_read() -> None:
+@pytest.mark.parametrize(
+    ("fraction", "camera", "floors"),
+    [
+        # On these 48 dice: 0.94 found and right; read as the renderer's 0.65 dice (before
+        # profiles had a die size) 0.88 found, 0.83 right.
+        pytest.param(0.42, FAR, (0.9, 0.9), id="0.42-far"),
+        # Dice so small the detector wants more than the half-size field: the field is warped
+        # again from the frame. 0.96 found, 0.81 right; as the renderer's, 0.25 and 0.23.
+        pytest.param(0.3, Camera(), (0.9, 0.75), id="0.3"),
+    ],
+)
+def test_small_dice_on_a_board_are_found_and_read(fraction: float, camera: Camera, floors: tuple[float, float]) -> None:
     right = total = found = 0
     for name in sorted(STYLES):
-        style = replace(STYLES[name], die_fraction=0.42)
-        start = render(Scene(points=START), style=style, camera=FAR)
+        style = replace(STYLES[name], die_fraction=fraction)
+        start = render(Scene(points=START), style=style, camera=camera)
         assert start.image.shape[:2] == (720, 1280)
-        reader = BoardReader(calibrate(start.image, start.corners, die_fraction=0.42))
+        reader = BoardReader(calibrate(start.image, start.corners, die_fraction=fraction))
         rng = np.random.default_rng(11)
         for i in range(FRAMES):
             values = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
             half = ("left", "right")[i % 2]
             scene = Scene(points=START, dice=tuple(DieSpec(v, half=half) for v in values))
-            shot = render(scene, style=style, camera=FAR, seed=100 + i)
+            shot = render(scene, style=style, camera=camera, seed=100 + i)
             assert all(10 <= max(w, h) <= 24 for _, _, w, h in shot.dice_boxes)
             reading = reader.read(shot.image)
             assert len(reading.dice) <= 2
             found += len(reading.dice)
             right += sum((Counter(d.value for d in reading.dice) & Counter(values)).values())
             total += 2
-    assert found / total >= SMALL_RIGHT, (found, total)
-    assert right / total >= SMALL_RIGHT, (right, total)
+    assert found / total >= floors[0], (found, total)
+    assert right / total >= floors[1], (right, total)
