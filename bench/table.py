@@ -94,7 +94,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
     style, camera, lighting = random_setup(np.random.default_rng(seed))
     start = board_scene(Position.STARTING, 1)
     shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
-    reader = BoardReader(calibrate(shot.image, shot.corners))
+    reader = BoardReader(calibrate(shot.image, shot.corners, die_fraction=style.die_fraction))
     controller = Controller(MatchState.new_match(5), bottom_player=MatchConfig().bottom_player)
     panel = FakeLedPanel()
     table = Table(reader, MotionGate(reader.homography), controller, panel=panel)

@@ -196,7 +196,8 @@ def measure_2d(boards: int, hands: int, seed: int) -> dict[str, Any]:
     for i, position in enumerate(positions):
         style, camera, lighting = random_setup(rng)
         shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed + i)
-        profile = calibrate(shot.image, shot.corners)
+        # Calibrated with the dice's size, as a user would (`vision calibrate --die-size`).
+        profile = calibrate(shot.image, shot.corners, die_fraction=style.die_fraction)
         dice = _roll(rng)
         scene = _scene(position, dice)
         frame = render(scene, style=style, camera=camera, lighting=lighting, seed=seed + 7919 * (i + 1)).image

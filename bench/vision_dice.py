@@ -3,7 +3,8 @@
 
 Run from the project root::
 
-    python bench/vision_dice.py [--data ../shared/data/dice] [--threads 1] [--json]
+    python bench/vision_dice.py [--data ../shared/data/dice] [--threads 1] [--every N] [--json]
+    python bench/vision_dice.py --sizes 0.5,1,2.5,5.125 [--every N]
 
 The photos are the held-out part of both labelled data sets (``tools/train_dice.py`` defines
 the split; none of them was used to train or tune the reader). Per data set and together it
@@ -12,6 +13,11 @@ prints: the labelled dice; the share *found* (a reading's box overlaps the label
 right*; the wrong readings with a confidence at or above :data:`vision.dice.CONFIDENT`, and
 how right the confident readings are; readings of no labelled die; and the median time per
 photo (decoded image in, readings out; OpenCV limited to ``--threads`` threads).
+
+``--sizes`` reads every photo again resized by each factor (the labels with it) and prints the
+figures per factor, with the readings of no labelled die per photo: the held-out photos are
+640 pixels square, so 5.125 makes them 3280 pixels across, a Raspberry Pi camera's full frame,
+where a die is some 100 to 1700 pixels and each pip a die's size at 640.
 """
 
 from __future__ import annotations
@@ -59,14 +65,24 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "confident_wrong": confident_wrong,
         "wrong": found - right,
         "extra": sum(r["extra"] for r in rows),
+        "extra_per_photo": sum(r["extra"] for r in rows) / len(rows) if rows else 0.0,
         "median_ms": 1000 * statistics.median(times) if times else 0.0,
     }
 
 
-def measure_photo(photo: Photo, image: np.ndarray | None = None) -> dict[str, Any]:
-    """Read one labelled photo and score the readings against its labels."""
+def resized(image: np.ndarray, factor: float) -> np.ndarray:
+    """``image`` resized by ``factor`` (area averaging down, bicubic up), as a camera would see it."""
+    if factor == 1.0:
+        return image
+    size = (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA if factor < 1 else cv2.INTER_CUBIC)
+
+
+def measure_photo(photo: Photo, image: np.ndarray | None = None, factor: float = 1.0) -> dict[str, Any]:
+    """Read one labelled photo (resized by ``factor``) and score the readings against its labels."""
     if image is None:
         image = photo.image()
+    image = resized(image, factor)
     start = time.perf_counter()
     readings = read_dice(image)
     seconds = time.perf_counter() - start
@@ -90,16 +106,18 @@ def measure_photo(photo: Photo, image: np.ndarray | None = None) -> dict[str, An
     }
 
 
-def measure_dice(data_dir: Path = DATA_DIR, threads: int = 1, every: int = 1) -> dict[str, Any]:
+def measure_dice(data_dir: Path = DATA_DIR, threads: int = 1, every: int = 1, factor: float = 1.0) -> dict[str, Any]:
     """Score the reader on the held-out photos; per data set and in total.
 
     :param data_dir: the shared dice data (``../shared/data/dice``).
     :param threads: OpenCV's thread count while reading (restored afterwards).
     :param every: use every ``every``-th held-out photo of each data set (1: all).
+    :param factor: read each photo resized by this much (see :func:`resized`).
     :returns: ``{"datasets": {name: summary}, "total": summary, "confident": threshold}``; a
         summary holds ``photos``, ``labelled``, ``found`` and ``read_right`` (shares),
         ``found_and_right``, ``confident_share``, ``confident_right``, ``confident_wrong`` (a
-        count), ``wrong``, ``extra`` (readings of no labelled die) and ``median_ms``.
+        count), ``wrong``, ``extra`` (readings of no labelled die), ``extra_per_photo`` and
+        ``median_ms``.
     """
     photos = held_out(data_dir)
     by_set: dict[str, list[Photo]] = {}
@@ -109,7 +127,9 @@ def measure_dice(data_dir: Path = DATA_DIR, threads: int = 1, every: int = 1) ->
     cv2.setNumThreads(threads)
     try:
         read_dice(np.zeros((64, 64, 3), np.uint8))  # load the networks outside the timing
-        rows = {name: [measure_photo(p) for p in group[::every]] for name, group in sorted(by_set.items())}
+        rows = {
+            name: [measure_photo(p, factor=factor) for p in group[::every]] for name, group in sorted(by_set.items())
+        }
     finally:
         cv2.setNumThreads(saved)
     return {
@@ -124,8 +144,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DATA_DIR)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--every", type=int, default=1)
+    parser.add_argument(
+        "--sizes", type=_factors, default=None, help="comma-separated resize factors, e.g. 0.5,1,2.5,5.125"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.sizes is not None:
+        return _by_size(args)
     result = measure_dice(args.data, args.threads, args.every)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -146,6 +171,36 @@ def main(argv: list[str] | None = None) -> int:
         " c.wrong: wrong ones among them;"
         " extra: readings of no labelled die"
     )
+    return 0
+
+
+def _factors(text: str) -> list[float]:
+    factors = [float(f) for f in text.split(",") if f.strip()]
+    if not factors or any(f <= 0 for f in factors):
+        raise argparse.ArgumentTypeError(f"expected positive factors separated by commas, got {text!r}")
+    return factors
+
+
+def _by_size(args: argparse.Namespace) -> int:
+    """The figures for the photos together, once per resize factor."""
+    results = {f: measure_dice(args.data, args.threads, args.every, f) for f in args.sizes}
+    if args.json:
+        print(json.dumps({str(f): r for f, r in results.items()}, indent=2))
+        return 0
+    machine = platform.processor() or platform.machine()
+    print(f"dice reader on held-out photos resized ({machine}, {args.threads} thread(s))")
+    print(
+        f"{'factor':>6} {'side':>5} {'photos':>6} {'dice':>6} {'extra/ph':>8} {'found':>7} {'right':>7}"
+        f" {'c.right':>8} {'c.wrong':>7} {'ms/photo':>8}"
+    )
+    for factor, result in results.items():
+        s = result["total"]
+        print(
+            f"{factor:6.3g} {round(640 * factor):5d} {s['photos']:6d} {s['labelled']:6d} {s['extra_per_photo']:8.2f}"
+            f" {s['found']:7.2%} {s['read_right']:7.2%} {s['confident_right']:8.2%} {s['confident_wrong']:7d}"
+            f" {s['median_ms']:8.1f}"
+        )
+    print("side: of the 640-pixel photos once resized; columns as without --sizes (found: IoU >= 0.5)")
     return 0
 
 

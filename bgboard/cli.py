@@ -82,6 +82,17 @@ def fraction(text: str) -> float:
     return value
 
 
+def die_size(text: str) -> float:
+    """``--die-size``: a die's side over a checker's diameter, in the range a profile may hold."""
+    from vision.profile import DIE_FRACTION_RANGE
+
+    value = _number(text)
+    low, high = DIE_FRACTION_RANGE
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError(f"must be from {low:g} to {high:g} (a die's side over a checker's): {text}")
+    return value
+
+
 def folder_name(text: str) -> Path:
     """An option naming a folder: not an empty string (which would mean "here" unseen)."""
     if not text.strip():
@@ -351,11 +362,14 @@ def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
             position = _position_from_any(args.position)[0]
         except CliError as exc:
             raise CliError(f"--position: {exc}") from None
-    profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width, check=True)
+    # Without --die-size, the profile's default (what the renderer draws).
+    sized = {} if args.die_size is None else {"die_fraction": args.die_size}
+    profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width, check=True, **sized)
     profile.save(args.output)
     out.write(
         f"calibrated from {args.image}: field corners from {profile.source},"
-        f" bar {profile.bar_fraction:.3f} of the field's width; profile written to {args.output}\n"
+        f" bar {profile.bar_fraction:.3f} of the field's width, dice {profile.die_fraction:.2f} of a checker;"
+        f" profile written to {args.output}\n"
     )
     return 0
 
@@ -937,6 +951,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--bar-width", type=fraction, help="the bar's width as a fraction of the field's (0: none); default: measured"
+    )
+    p.add_argument(
+        "--die-size",
+        type=die_size,
+        metavar="FRACTION",
+        help="a die's side over a checker's diameter (real dice: 0.4 to 0.5); default: 0.65, the renderer's",
     )
     p.add_argument("-o", "--output", required=True, help="the profile to write (TOML)")
     p.set_defaults(func=cmd_vision_calibrate)

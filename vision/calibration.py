@@ -47,7 +47,15 @@ from vision.features import (
     rectify,
 )
 from vision.geometry import FIELD_H, FIELD_W
-from vision.profile import Gaussian, Profile, ProfileError, corner_problem, field_homography
+from vision.profile import (
+    DIE_FRACTION,
+    DIE_FRACTION_RANGE,
+    Gaussian,
+    Profile,
+    ProfileError,
+    corner_problem,
+    field_homography,
+)
 from vision.reader import SPOT_SPREAD, BoardReader, BoardReading
 from vision.strips import References, StripCutter, encode, strip_counts
 
@@ -184,6 +192,7 @@ def calibrate(
     position: Position | None = None,
     bar_fraction: float | None = None,
     check: bool = False,
+    die_fraction: float = DIE_FRACTION,
 ) -> Profile:
     """Make a profile from one frame showing ``position`` (player 1 on roll; default: the start).
 
@@ -198,12 +207,21 @@ def calibrate(
     :param check: read the frame back with the new profile and refuse it as said above. Off by
         default for the benchmarks and tests, which calibrate on many random rendered boards
         and count what a profile gets wrong, a poor one too.
-    :raises CalibrationError: the corners or markers are wrong, or the image does not show the
-        position (checker colours not told apart, or not read back as it with confidence), or
-        something lies over the board.
+    :param die_fraction: the side of this board's dice as a fraction of a checker's diameter
+        (real dice are 0.4 to 0.5, the default is what the renderer draws): the reader looks for
+        dice of that size.
+    :raises CalibrationError: the die fraction is out of range, the corners or markers are
+        wrong, or the image does not show the position (checker colours not told apart, or not
+        read back as it with confidence), or something lies over the board.
     """
     if image is None or image.ndim != 3:
         raise CalibrationError("calibration needs a colour image")
+    low, high = DIE_FRACTION_RANGE
+    if not low <= die_fraction <= high:
+        raise CalibrationError(
+            f"die_fraction (a die's side over a checker's diameter) must be from {low:g} to {high:g},"
+            f" not {die_fraction:g}"
+        )
     source = "corners"
     if corners is None:
         corners = find_markers(image)
@@ -223,6 +241,7 @@ def calibrate(
         bar_fraction=float(bar_fraction),
         source=source,
         position=shown.position_id(),
+        die_fraction=float(die_fraction),
     )
     try:
         homography = profile.homography

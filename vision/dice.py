@@ -14,7 +14,10 @@ ONNX files shipped in ``vision/models`` (trained by ``tools/train_dice.py``):
   averaged over the crop turned four ways, so the probability of the face it reads is a
   confidence to go by.
 
-A box whose crop is more likely "not a die" than any face is dropped.
+A box whose crop is more likely "not a die" than any face is dropped; of the rest, the dice of
+the photo's one size are kept, one reading per die (:func:`size_consistent`): pips boxed as dice
+in a big photo, a tray round its dice and boxes between two dice go. A photo of more than
+:data:`PIXEL_BUDGET` pixels is shrunk for the detector, and its faces read at full size.
 
 The networks are loaded once, on first use. OpenCV's ``dnn`` networks are not safe to run from
 several threads at once, so each forward pass holds a lock.
@@ -22,6 +25,7 @@ several threads at once, so each forward pass holds a lock.
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,14 +50,37 @@ DET_MIN: Final = 8.0
 DET_MAX: Final = 32.0
 #: The grey the detector's input is padded with (also what it saw past the edges in training).
 DET_PAD: Final = 127
-#: The largest image side the pyramid starts from; bigger photos are shrunk first.
-MAX_SIDE: Final = 1280
+#: The most pixels the pyramid starts from; bigger photos are shrunk first (a 12 MP photo to
+#: about 1480 x 1110), so the time per photo has a bound whatever the camera, and a 4:3 frame
+#: keeps as many pixels as a square one.
+PIXEL_BUDGET: Final = 1280 * 1280
 #: Pyramid levels smaller than this (shorter side, pixels) are not run.
 MIN_LEVEL_SIDE: Final = 24
 #: Centre heat above which a peak becomes a candidate box.
 DET_THRESHOLD: Final = 0.3
-#: Boxes overlapping a stronger one by more than this IoU are dropped.
-NMS_IOU: Final = 0.45
+#: The detector's boxes overlapping a stronger one by more than this IoU are dropped.
+DET_NMS_IOU: Final = 0.45
+#: Readings overlapping a better one by more than this are dropped (see
+#: :func:`size_consistent`): dice lie side by side, and boxes on two touching dice overlap by
+#: less; the detector's looser :data:`DET_NMS_IOU` leaves the classifier a choice first.
+NMS_IOU: Final = 0.3
+#: Dice in one photo are about one size: readings within this ratio of each other's size back
+#: each other as the photo's die size (see :func:`size_consistent`).
+SIZE_BAND: Final = 1.5
+#: A box with this share of its area in another :data:`CONTAINER` times its size or more
+#: lies in it. A pip is a third of its die or less, a die a third of its tray or less; two
+#: real dice in one photo differ by less than half (a near one and a far one).
+CONTAINED: Final = 0.6
+CONTAINER: Final = 2.0
+#: How much confidence a reading's size off the photo's die size costs it, per
+#: :data:`SIZE_BAND` off, when two readings compete for one die.
+SIZE_COST: Final = 0.2
+#: What a reading lying in a bigger one counts for the photo's die size, against 1 for one
+#: lying free: a pip boxed in its die, but also a die in its tray.
+HELD_WEIGHT: Final = 0.35
+#: A reading this many times bigger or smaller than the photo's die size is no die: a pip, a
+#: tray, a print on the table.
+SIZE_OUTLIER: Final = 2.5
 
 #: A box with this share of its area inside a better box is part of that one's die.
 NESTED: Final = 0.7
@@ -150,11 +177,11 @@ def detector_input(grey: np.ndarray) -> np.ndarray:
 def pyramid_scales(height: int, width: int) -> list[float]:
     """The scales the detector runs at for an image of ``height`` x ``width``.
 
-    The first is 1 (or less, for images above :data:`MAX_SIDE`); each next one halves it, until
-    the level's shorter side would fall under :data:`MIN_LEVEL_SIDE` or dice filling the image
-    are already in range.
+    The first is 1 (or less, for images of more than :data:`PIXEL_BUDGET` pixels); each next
+    one halves it, until the level's shorter side would fall under :data:`MIN_LEVEL_SIDE` or
+    dice filling the image are already in range.
     """
-    scale = min(1.0, MAX_SIDE / max(height, width))
+    scale = min(1.0, math.sqrt(PIXEL_BUDGET / max(1, height * width)))
     scales = []
     while min(height, width) * scale >= MIN_LEVEL_SIDE:
         scales.append(scale)
@@ -222,7 +249,7 @@ def detect(
     if not found:
         return np.zeros((0, 5), np.float32)
     boxes = np.concatenate(found)
-    keep = cv2.dnn.NMSBoxes(boxes[:, :4].tolist(), boxes[:, 4].tolist(), threshold, NMS_IOU)
+    keep = cv2.dnn.NMSBoxes(boxes[:, :4].tolist(), boxes[:, 4].tolist(), threshold, DET_NMS_IOU)
     return _drop_nested(boxes[np.asarray(keep, dtype=np.int64).reshape(-1)])
 
 
@@ -333,9 +360,18 @@ def read_dice(image: np.ndarray) -> list[DieReading]:
     :raises ValueError: if it does not have the shape of an image.
     """
     bgr = _as_bgr(image)
-    boxes = detect(bgr)
+    height, width = bgr.shape[:2]
+    scale = min(1.0, math.sqrt(PIXEL_BUDGET / (height * width)))
+    # A big photo is shrunk once for the detector: the pyramid's levels and the colour
+    # conversion then cost what they cost on the budget's pixels. The faces are read from the
+    # full photo, where the pips are sharpest.
+    small = bgr if scale == 1.0 else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    boxes = detect(small)
     if len(boxes) == 0:
         return []
+    if small is not bgr:
+        boxes[:, [0, 2]] *= width / small.shape[1]
+        boxes[:, [1, 3]] *= height / small.shape[0]
     crops = np.stack([face_crop(bgr, tuple(b[:4])) for b in boxes])
     probs = face_probabilities(crops)
     readings = []
@@ -345,8 +381,59 @@ def read_dice(image: np.ndarray) -> list[DieReading]:
             continue
         x, y, w, h = (round(float(v)) for v in box[:4])
         readings.append(DieReading(face + 1, (x, y, w, h), float(p[face])))
+    readings = size_consistent(readings)
     readings.sort(key=lambda r: (r.box[1] + r.box[3] / 2, r.box[0] + r.box[2] / 2))
     return readings
+
+
+def size_consistent(readings: Sequence[DieReading]) -> list[DieReading]:
+    """The readings that are dice of the photo's one size, one per die.
+
+    The photo's die size is the size most readings agree on (within :data:`SIZE_BAND`),
+    each counted by its confidence, and less for one lying in a much bigger box (see
+    :data:`CONTAINED`): a pip boxed as a die lies in its die's box, and reads as a 1 with
+    confidence. Then a reading is kept unless its size is :data:`SIZE_OUTLIER` times off, or
+    it clashes with one kept before it: overlaps it by more than :data:`NMS_IOU`, or one of
+    the two lies in the other (a pip in its die, a tray round its dice). Readings of the die
+    size come first, then those not lying between two dice (clashing with two that do not
+    clash), then the more confident, less a little for a size off the die size.
+    """
+    if len(readings) < 2:
+        return list(readings)
+    boxes = np.array([r.box for r in readings], np.float64)
+    conf = np.array([r.confidence for r in readings])
+    size = np.maximum(boxes[:, 2], boxes[:, 3]).clip(1.0)
+    # inside[i, j]: reading j's box lies mostly in reading i's, a good deal bigger. Two loosely
+    # boxed dice side by side reach into each other, but neither is much bigger.
+    x0, y0 = boxes[:, 0], boxes[:, 1]
+    x1, y1 = x0 + boxes[:, 2], y0 + boxes[:, 3]
+    iw = np.clip(np.minimum(x1[:, None], x1[None]) - np.maximum(x0[:, None], x0[None]), 0, None)
+    ih = np.clip(np.minimum(y1[:, None], y1[None]) - np.maximum(y0[:, None], y0[None]), 0, None)
+    area = (boxes[:, 2] * boxes[:, 3]).clip(1.0)
+    inside = (iw * ih >= CONTAINED * area[None, :]) & (size[:, None] >= CONTAINER * size[None, :])
+    ratio = np.abs(np.log(size[:, None] / size[None, :]))
+    near = ratio < math.log(SIZE_BAND)
+    # A reading in a much bigger box counts half: a pip in its die (or a die in its tray).
+    held = inside.any(axis=0)
+    weight = np.where(held, HELD_WEIGHT, 1.0) * conf
+    support = (near * weight[None, :]).sum(axis=1)
+    best = int(np.argmax(support))
+    members = near[best]
+    typical = float(np.exp(np.average(np.log(size[members]), weights=weight[members] + 1e-6)))
+    off = np.abs(np.log(size / typical))
+    clash = (iou(boxes, boxes) > NMS_IOU) | inside | inside.T
+    np.fill_diagonal(clash, False)
+    # A box clashing with two that do not clash with each other lies between two dice.
+    apart = ~clash
+    np.fill_diagonal(apart, False)
+    bridging = np.einsum("ij,ik,jk->i", clash, clash, apart) > 0
+    merit = conf - SIZE_COST * off / math.log(SIZE_BAND)
+    order = sorted(range(len(readings)), key=lambda k: (off[k] >= math.log(SIZE_BAND), bridging[k], -merit[k]))
+    kept: list[int] = []
+    for i in order:
+        if off[i] <= math.log(SIZE_OUTLIER) and not clash[i, kept].any():
+            kept.append(i)
+    return [readings[i] for i in sorted(kept)]
 
 
 def classify_face(crop: np.ndarray) -> tuple[int, float]:

@@ -31,6 +31,12 @@ from vision.strips import STRIPS, TEMPERATURES, References
 PROFILE_VERSION = 1
 #: Squared distance (in standard deviations) beyond which a sample counts no worse.
 ROBUST_CLIP = 25.0
+#: A die's side over a checker's diameter when the profile does not say: what the renderer
+#: draws (:attr:`vision.render.BoardStyle.die_fraction`), and what the reader was tuned on
+#: before dice had a size.
+DIE_FRACTION: Final = 0.65
+#: The die fractions a profile may hold: real dice are 0.4 to 0.5 of a checker.
+DIE_FRACTION_RANGE: Final = (0.2, 1.0)
 
 
 class ProfileError(ValueError):
@@ -100,6 +106,9 @@ class Profile:
     :param references: what each point and half of the bar looks like bare under this camera
         and light (:class:`vision.strips.References`), for the learned point reader: cut at
         calibration, and learnt further from the positions confirmed in play.
+    :param die_fraction: a die's side as a fraction of a checker's diameter, from
+        :data:`DIE_FRACTION_RANGE` (real dice are 0.4 to 0.5; the default is what the
+        renderer draws, and what profiles made before it was a key stand for).
     """
 
     image_size: tuple[int, int]
@@ -113,6 +122,7 @@ class Profile:
     empty_means: list[list[list[float]]] = field(default_factory=list)
     cube_kind: str = "cube"
     references: References | None = None
+    die_fraction: float = DIE_FRACTION
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -140,6 +150,7 @@ class Profile:
             f'source = "{self.source}"',
             f'position = "{self.position}"',
             f'cube_kind = "{self.cube_kind}"',
+            f"die_fraction = {self.die_fraction:.4f}",
             f"border = [{', '.join(str(v) for v in self.border)}]",
             "empty_means = ["
             + ", ".join(
@@ -233,6 +244,7 @@ _KEYS: Final = {
     "source": False,
     "position": False,
     "cube_kind": False,
+    "die_fraction": False,
     "border": False,
     "empty_means": False,
     "references": False,
@@ -289,6 +301,13 @@ class _Checker:
         checker_fraction = self.number("checker_fraction", data.get("checker_fraction", 0.92))
         if not 0.3 <= checker_fraction <= 1.0:
             raise self.fail(f"checker_fraction must be from 0.3 to 1, not {checker_fraction:g}")
+        die_fraction = self.number("die_fraction", data.get("die_fraction", DIE_FRACTION))
+        low, high = DIE_FRACTION_RANGE
+        if not low <= die_fraction <= high:
+            raise self.fail(
+                f"die_fraction (a die's side over a checker's diameter) must be from {low:g} to {high:g},"
+                f" not {die_fraction:g}"
+            )
         texts = {key: data.get(key, default) for key, default in (("source", "corners"), ("position", ""))}
         texts["cube_kind"] = data.get("cube_kind", "cube")
         for key, value in texts.items():
@@ -317,6 +336,7 @@ class _Checker:
             cube_kind=texts["cube_kind"],
             empty_means=empty_means,
             references=references,
+            die_fraction=die_fraction,
         )
 
     def number(self, key: str, value: object, *, finite: bool = True) -> float:

@@ -20,6 +20,7 @@ distortion, which is kept tiny (well under a pixel at the field corners).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import time
 from dataclasses import dataclass, replace
@@ -60,6 +61,8 @@ class BoardStyle:
     :param track_colour: circles of a doubling track.
     :param counter_colour: the doubling track's counter.
     :param variant: picks another instance of the material textures.
+    :param die_fraction: a die's side as a fraction of a checker's diameter (real dice are 0.4
+        to 0.5; 0.65, the default, is what every render before it drew).
     """
 
     name: str = "classic"
@@ -79,6 +82,7 @@ class BoardStyle:
     track_colour: BGR = (150, 200, 225)
     counter_colour: BGR = (40, 40, 200)
     variant: int = 0
+    die_fraction: float = 0.65
 
 
 STYLES: dict[str, BoardStyle] = {
@@ -138,8 +142,14 @@ _CHECKER_PAIRS: tuple[tuple[BGR, BGR], ...] = (
 
 
 def random_style(rng: np.random.Generator) -> BoardStyle:
-    """A preset with jittered colours, a random checker pair and a random bar width."""
+    """A preset with jittered colours, a random checker pair, bar width and dice size.
+
+    The dice's size (0.38 to 0.65 of a checker) is drawn from a stream of its own, split off
+    ``rng`` without drawing from it: every other choice is what the same ``rng`` gave before
+    dice had a size.
+    """
     base = STYLES[str(rng.choice(sorted(STYLES)))]
+    die_fraction = float(_side_stream(rng).uniform(0.38, 0.65))
 
     def jit(c: BGR, hue: float = 5.0) -> BGR:
         # In HSV, so a brown stays a brown: small hue shifts, larger saturation and value changes.
@@ -163,7 +173,18 @@ def random_style(rng: np.random.Generator) -> BoardStyle:
         checker_gloss=float(rng.uniform(0.3, 0.9)),
         bar_fraction=float(rng.choice([0.0, 0.06, 0.08, 0.1])),
         variant=int(rng.integers(0, 2)),
+        die_fraction=die_fraction,
     )
+
+
+def _side_stream(rng: np.random.Generator) -> np.random.Generator:
+    """A generator of its own, set by ``rng``'s state, leaving ``rng`` where it was."""
+    bits = rng.bit_generator
+    if hasattr(bits, "jumped"):
+        # Far ahead in the same sequence: no overlap with anything ``rng`` will draw.
+        return np.random.Generator(bits.jumped())
+    state = repr(bits.state).encode()
+    return np.random.default_rng(int.from_bytes(hashlib.sha256(state).digest()[:16], "little"))
 
 
 @dataclass(frozen=True)
@@ -1039,7 +1060,7 @@ class _Painter:
     def die(self, spec: DieSpec, pos: tuple[float, float], angle: float) -> np.ndarray:
         """Draw a die; return its outline in canvas pixels."""
         st, s = self.style, self.lay.scale
-        size = 0.65 * self.d
+        size = st.die_fraction * self.d
         n = max(8, round(size * s))
         x, y = pos
         cx, cy = self.lay.c(x, y)
@@ -1272,7 +1293,7 @@ def render(
     outlines = []
     taken: list[tuple[float, float]] = []
     for spec in scene.dice:
-        size = 0.65 * geom.checker_diameter
+        size = style.die_fraction * geom.checker_diameter
         pos = spec.position or _free_spot(rng, geom, spec.half, taken, painter.occupied, size)
         taken.append(pos)
         angle = spec.angle if spec.angle is not None else float(rng.uniform(0, 90))

@@ -100,7 +100,7 @@ def test_dice_are_read_on_other_boards_and_lights() -> None:
     for i in range(8):
         style, camera, lighting = random_setup(rng)
         shot = render(Scene(points=START), style=style, camera=camera, lighting=lighting, seed=40 + i)
-        reader = BoardReader(calibrate(shot.image, shot.corners))
+        reader = BoardReader(calibrate(shot.image, shot.corners, die_fraction=style.die_fraction))
         dice = (DieSpec(1 + i % 6, half="left"), DieSpec(6 - i % 6, half="left"))
         frame = render(Scene(points=START, dice=dice), style=style, camera=camera, lighting=lighting, seed=60 + i)
         values = sorted(d.value for d in reader.read(frame.image).dice)
