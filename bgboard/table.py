@@ -173,6 +173,10 @@ class Table:
         # True once this still period's reading reached the controller: no more reads until
         # the gate sees motion again.
         self._passed = False
+        # The still frame this period's reading came from, and the reading: what the match
+        # confirms while the board stays still (a roll or move recorded at once, after the
+        # hold time, or typed at the console) teaches the reader from it.
+        self._evidence: tuple[np.ndarray, BoardReading] | None = None
         # The still period being timed: its first frame's time and the processing so far.
         self._period: tuple[float, float] | None = None
         self.last_gate: GateState | None = None
@@ -188,6 +192,7 @@ class Table:
         if gate.moving:
             self.stats.moving += 1
             self._passed = False
+            self._evidence = None
             self._period = None
             self._stabiliser.feed(None, None, gate)
             events += self.controller.on_motion(t)
@@ -197,13 +202,16 @@ class Table:
                 fused = self._stabiliser.feed(reading, reading_key(reading), gate)
                 if fused is not None:
                     self._passed = True
+                    self._evidence = (image, fused)
                     now = self.controller.on_reading(fused, t)
                     events += now
-                    self._learn(image, fused, now)
+                    self._learn(now)
             # Ticks only once this period's reading is in: a tick before it would let the
             # controller judge the board it saw before the motion.
             if self._passed:
-                events += self.controller.on_tick(t)
+                ticked = self.controller.on_tick(t)
+                events += ticked
+                self._learn(ticked)
         if not gate.moving and self._period is None and gate.still_since is not None:
             self._period = (gate.still_since, 0.0)
         events = self._answer_hints(events, t)
@@ -226,6 +234,7 @@ class Table:
     def command(self, text: str, t: float) -> list[Event]:
         """A line typed at the console at ``t``."""
         events = self._answer_hints(self.controller.on_command(text, t), t)
+        self._learn(events)
         self._handle(events)
         return events
 
@@ -251,13 +260,16 @@ class Table:
         self.last_reading = reading
         return reading
 
-    def _learn(self, image: np.ndarray, reading: BoardReading, events: list[Event]) -> None:
-        """Teach the reader this board from a still frame whose position the match now knows:
-        a roll or a move recorded from it (not a game's end, after which the match is already
-        at the next game's start while the board still shows the last)."""
+    def _learn(self, events: list[Event]) -> None:
+        """Teach the reader this board from the still frame in view, when ``events`` record
+        what it shows: a roll or a move (not a game's end, after which the match is already at
+        the next game's start while the board still shows the last)."""
+        if self._evidence is None:
+            return
         kinds = {event.kind for event in events if event.action is not None}
         if not kinds & LEARN_FROM or any(event.kind == "game-over" for event in events):
             return
+        image, reading = self._evidence
         state = self.controller.state
         if state.on_roll is None:
             return

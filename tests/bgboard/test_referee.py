@@ -19,6 +19,7 @@ from rendered_table import (
     FakeCamera,
     frame,
     move_frames,
+    moved,
     opening_frames,
     referee_config,
     save_profile,
@@ -33,6 +34,8 @@ from engine.match import Move, OpeningRoll, Phase
 from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
 from vision.frames import Frame
+from vision.profile import Profile
+from vision.render import DieSpec
 
 pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
@@ -441,3 +444,23 @@ def test_the_cli_tells_the_referee_which_settings_came_from_flags(
         "match.players": "--players",
     }
     assert options["resume"] is True
+
+
+def test_what_the_reader_learns_in_play_is_saved_to_the_profile(config: Config, tmp_path: Path) -> None:
+    profile = save_profile(tmp_path / "board.toml")
+    before = Profile.load(profile).references
+    assert before is not None and before.borrowed[23]
+    config = config.with_overrides(camera_profile=str(profile))
+    dice = (DieSpec(6, half="right", angle=10.0), DieSpec(4, half="left", angle=20.0))
+    played = moved(START, (24, 18), (24, 20))
+    frames = [frame(START, hand=True, seed=s) for s in range(10, 13)] + [frame(START, dice, seed=20)] * 9
+    frames += [frame(moved(START, (24, 18)), hand=True, seed=30), frame(played, hand=True, seed=31)]
+    frames += [frame(played, seed=32)] * 9
+    run = start(config, Cameras(FakeCamera("fake:camera", frames)), end_with_source=True)
+    run.finish()
+    assert [k for k in run.kinds() if k in ("opening-roll", "move")] == ["opening-roll", "move"]
+    # The 24-point, bare after 24/18 24/20, has a reference of its own in the profile now.
+    after = Profile.load(profile).references
+    assert after is not None and not after.borrowed[23]
+    assert int(after.borrowed.sum()) < int(before.borrowed.sum())
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("board")] == ["board.toml"]

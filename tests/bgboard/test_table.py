@@ -20,7 +20,7 @@ from hardware.panels import FakeLedPanel
 from hardware.presenter import hint_points
 from vision.calibration import calibrate
 from vision.reader import BoardReader
-from vision.render import Scene, render
+from vision.render import DieSpec, Scene, render
 from vision.stabiliser import MotionGate
 
 
@@ -256,3 +256,28 @@ def test_without_a_hint_engine_the_hint_button_says_so(run: Run) -> None:
     events = run.table.button("hint", 2.0)
     assert kinds(events) == ["hint-unavailable"]
     assert "teach" in events[0].fields["reason"]
+
+
+def test_the_reader_learns_the_board_from_what_the_match_records() -> None:
+    # A reader of its own: learning changes its profile's references.
+    shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, seed=1)
+    reader = BoardReader(calibrate(shot.image, shot.corners))
+    assert reader.points_by == "net"
+    refs = reader.profile.references
+    assert refs is not None and refs.borrowed[23]  # two checkers on the 24-point at the start
+    run = Run(reader)
+    try:
+        run.hand(START, range(10, 13))
+        dice = (DieSpec(6, half="right", angle=10.0), DieSpec(4, half="left", angle=20.0))
+        assert kinds(run.still(frame(START, dice=dice, seed=20))) == ["opening-roll"]
+        assert run.table.stats.learnt == 0  # the start shows no point bare that was not already
+        # 24/18 24/20 with the 6-4: the 24-point is bare, and recorded so after the hold time.
+        played = moved(START, (24, 18), (24, 20))
+        events = run.feed([frame(moved(START, (24, 18)), hand=True, seed=40), frame(played, hand=True, seed=41)])
+        events += run.still(frame(played, seed=42))
+        assert kinds(events) == ["move"]
+        assert run.table.stats.learnt >= 1
+        assert not refs.borrowed[23]
+        assert reader.learnt == run.table.stats.learnt
+    finally:
+        run.store.close()
