@@ -47,6 +47,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.position import Position  # noqa: E402
+from tools.train_dice import fit_temperature  # noqa: E402
 from vision import points_net  # noqa: E402
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
 from vision.geometry import FieldGeometry  # noqa: E402
@@ -425,17 +426,6 @@ def logits_of(net: Any, sampler: Sampler) -> np.ndarray:
             x, _ = sampler.batch(np.arange(start, min(start + 1024, len(sampler))), None)
             out.append(net(torch.from_numpy(x)).numpy())
     return np.concatenate(out) if out else np.zeros((0, CLASSES), np.float32)
-
-
-def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
-    """The temperature that makes the softmax's log-likelihood of the labels highest."""
-    best = (math.inf, 1.0)
-    for t in np.exp(np.linspace(math.log(0.5), math.log(5.0), 60)):
-        z = logits / t
-        z = z - z.max(axis=1, keepdims=True)
-        nll = float(-(z[np.arange(len(labels)), labels] - np.log(np.exp(z).sum(axis=1))).mean())
-        best = min(best, (nll, float(t)))
-    return best[1]
 
 
 def report(probabilities: np.ndarray, labels: np.ndarray, name: str, log: Any) -> dict[str, float]:

@@ -1147,24 +1147,34 @@ class _Painter:
         self.d = d
 
 
-def _free_spot(
+def free_spot(
     rng: np.random.Generator,
     geom: FieldGeometry,
     half: str,
     taken: list[tuple[float, float]],
     checkers: list[tuple[float, float]],
     size: float,
+    *,
+    tries: int = 40,
+    spread: float = 0.1,
+    apart: float = 1.5,
 ) -> tuple[float, float]:
-    """A spot on ``half`` clear of other dice and, if possible, of checkers: where dice come to rest."""
+    """A spot on ``half`` (field units) clear of other dice and, if there is room, of checkers:
+    where dice come to rest.
+
+    :param size: the die's side; dice keep ``apart`` sides between their centres.
+    :param tries: spots drawn before the least crowded one is taken.
+    :param spread: how far from the field's middle row they are drawn (a share of its height).
+    """
     bx0, _, bx1, _ = geom.bar_box()
     x0, x1 = (0.0, bx0) if half == "left" else (bx1, float(FIELD_W))
     d = geom.checker_diameter
     best, best_score = ((x0 + x1) / 2, FIELD_H / 2), -1e9
     reach = 0.5 * d + 0.75 * size
-    for _ in range(40):
-        y = float(np.clip(rng.normal(FIELD_H / 2, 0.1 * FIELD_H), size, FIELD_H - size))
+    for _ in range(tries):
+        y = float(np.clip(rng.normal(FIELD_H / 2, spread * FIELD_H), size, FIELD_H - size))
         p = (float(rng.uniform(x0 + size, x1 - size)), y)
-        gap_dice = min((math.hypot(p[0] - q[0], p[1] - q[1]) - 1.5 * size for q in taken), default=1e9)
+        gap_dice = min((math.hypot(p[0] - q[0], p[1] - q[1]) - apart * size for q in taken), default=1e9)
         gap_checkers = min((math.hypot(p[0] - q[0], p[1] - q[1]) - reach for q in checkers), default=1e9)
         score = min(gap_dice, gap_checkers)
         if score > 0:
@@ -1294,7 +1304,7 @@ def render(
     taken: list[tuple[float, float]] = []
     for spec in scene.dice:
         size = style.die_fraction * geom.checker_diameter
-        pos = spec.position or _free_spot(rng, geom, spec.half, taken, painter.occupied, size)
+        pos = spec.position or free_spot(rng, geom, spec.half, taken, painter.occupied, size)
         taken.append(pos)
         angle = spec.angle if spec.angle is not None else float(rng.uniform(0, 90))
         outlines.append(painter.die(spec, pos, angle))

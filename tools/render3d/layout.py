@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tools.render3d.plan import Board
+from vision import render as render2d
 from vision.geometry import FIELD_H, FIELD_W, slot_layer
 from vision.render import Scene
 
@@ -146,23 +147,9 @@ def free_spot(
     checkers: list[tuple[float, float]],
     size: float,
 ) -> tuple[float, float]:
-    """A spot on ``half`` (field units) clear of other dice and, if there is room, of checkers."""
-    geom = board.geometry
-    bx0, _, bx1, _ = geom.bar_box()
-    x0, x1 = (0.0, bx0) if half == "left" else (bx1, float(FIELD_W))
-    reach = 0.5 * board.d + 0.75 * size
-    best, best_score = ((x0 + x1) / 2, FIELD_H / 2), -1e9
-    for _ in range(60):
-        y = float(np.clip(rng.normal(FIELD_H / 2, 0.12 * FIELD_H), size, FIELD_H - size))
-        p = (float(rng.uniform(x0 + size, x1 - size)), y)
-        gap_dice = min((math.hypot(p[0] - q[0], p[1] - q[1]) - 1.6 * size for q in taken), default=1e9)
-        gap_checkers = min((math.hypot(p[0] - q[0], p[1] - q[1]) - reach for q in checkers), default=1e9)
-        score = min(gap_dice, gap_checkers)
-        if score > 0:
-            return p
-        if score > best_score:
-            best, best_score = p, score
-    return best
+    """A spot on ``half`` (field units) clear of other dice and, if there is room, of checkers:
+    the 2D renderer's rule, with dice rolled a little wider over a real board."""
+    return render2d.free_spot(rng, board.geometry, half, taken, checkers, size, tries=60, spread=0.12, apart=1.6)
 
 
 def die_pose(
