@@ -51,7 +51,8 @@ from engine.position import Position
 from vision import points_net
 from vision.calibration import CalibrationError, calibrate
 from vision.profile import Profile, ProfileError
-from vision.reader import BoardReader, BoardReading
+from vision.reader import BoardReader
+from vision.reading import BoardReading
 from vision.render import DieSpec, Scene, random_setup, render
 from vision.stabiliser import MotionGate
 

@@ -39,10 +39,9 @@ import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from bgboard.explain import CLEAR, HINT_PRIOR, Explanation, explain, reading_position
-from bgboard.store import MatchStore
 from engine.dice import Dice
 from engine.errors import BackgammonError
 from engine.hints import CubeAdvice, HintError, RankedPlay, state_to_double
@@ -66,7 +65,11 @@ from engine.play import Play
 from engine.position import Position
 from hardware.presenter import present, seat_of
 from hardware.scene import Scene
-from vision.reader import BoardReading, DieOnBoard
+from vision.reading import BoardReading, DieOnBoard
+
+if TYPE_CHECKING:
+    # Only store_event's signature names the store: the controller runs without SQLite.
+    from bgboard.store import MatchStore
 
 Mode = Literal["referee", "log"]
 

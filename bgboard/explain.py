@@ -25,7 +25,7 @@ from engine.judge import RawBoard, partial_positions
 from engine.movegen import LegalPlays, legal_plays
 from engine.play import Play
 from engine.position import CHECKERS, Position
-from vision.reader import BoardReading
+from vision.reading import BoardReading
 
 Kind = Literal["before", "partial", "legal", "read"]
 

@@ -32,7 +32,8 @@ from engine.hints import HintEngine, HintError, check_ply
 from engine.match import Phase
 from hardware.panels import LedPanel
 from hardware.scene import Scene
-from vision.reader import BoardReader, BoardReading
+from vision.reader import BoardReader
+from vision.reading import BoardReading
 from vision.stabiliser import GateState, MotionGate, Stabiliser
 
 

@@ -74,3 +74,27 @@ print(len(plays), "numpy" in sys.modules, "cv2" in sys.modules, "serial" in sys.
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["16", "False", "False", "False"]
+
+
+def test_the_controller_imports_without_opencv_or_sqlite() -> None:
+    """The controller and its explanations need a reading's shape, not the camera or the store."""
+    import subprocess
+
+    program = """
+import sys
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("cv2", "sqlite3", "_sqlite3"):
+            raise ImportError(f"blocked: {name}")
+        return None
+sys.meta_path.insert(0, Blocker())
+from bgboard.controller import Controller
+from bgboard.explain import explain
+from engine.match import MatchState
+from vision.reading import BoardReading
+controller = Controller(MatchState.new_match(5))
+print(type(controller).__name__, "cv2" in sys.modules, "sqlite3" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["Controller", "False", "False"]

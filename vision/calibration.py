@@ -56,7 +56,8 @@ from vision.profile import (
     corner_problem,
     field_homography,
 )
-from vision.reader import SPOT_SPREAD, BoardReader, BoardReading
+from vision.reader import SPOT_SPREAD, BoardReader
+from vision.reading import BoardReading
 from vision.strips import References, StripCutter, encode, strip_counts
 
 #: ArUco dictionary of the corner markers.

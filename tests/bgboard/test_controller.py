@@ -15,7 +15,7 @@ from engine.hints import CubeAdvice, RankedPlay
 from engine.match import GAMMON, Double, Drop, MatchState, Move, OpeningRoll, Phase, Roll, Take
 from engine.position import Position
 from hardware import scene as sc
-from vision.reader import BoardReading, CubeReading, DieOnBoard
+from vision.reading import BoardReading, CubeReading, DieOnBoard
 
 SETTLE = 0.6
 

@@ -11,7 +11,7 @@ from bgboard.explain import CLEAR, HINT_PRIOR, explain, raw_board, reading_posit
 from engine.dice import Dice
 from engine.match import MatchState, Move, OpeningRoll
 from engine.position import Position
-from vision.reader import BoardReading
+from vision.reading import BoardReading
 
 SOME = Position.from_points({1: 2, 5: 3, 20: 1, 25: 1}, {6: 4, 12: 2, 23: 1, 25: 1})
 
