@@ -2,7 +2,8 @@
 """The bgboard rules engine: positions, dice, legal plays, notation, IDs, match state, the judge.
 
 Pure standard-library Python with no clock and no I/O beyond text formats, so it runs
-unchanged on a Raspberry Pi.
+unchanged on a Raspberry Pi. The one exception, :mod:`engine.hints` (GNU Backgammon run as a
+child process for hints), is imported by name and not from here.
 
 >>> from engine import Position, Dice, legal_plays
 >>> len(legal_plays(Position.STARTING, Dice(3, 1)))
@@ -18,16 +19,6 @@ from engine.errors import (
     InvalidIdError,
     InvalidNotationError,
     InvalidPositionError,
-)
-from engine.hints import (
-    Chances,
-    CubeAdvice,
-    GnubgHints,
-    GnubgNotFoundError,
-    HintEngine,
-    HintError,
-    HintTimeoutError,
-    RankedPlay,
 )
 from engine.ids import decode_gnubg_id, decode_match_id, decode_xgid, encode_gnubg_id, encode_match_id, encode_xgid
 from engine.judge import Judgement, RawBoard, judge, partial_positions, remaining_dice
@@ -65,19 +56,12 @@ __all__ = [
     "Action",
     "BackgammonError",
     "Beaver",
-    "Chances",
     "Cube",
-    "CubeAdvice",
     "Dice",
     "Double",
     "Drop",
     "GameEnd",
     "GameResult",
-    "GnubgHints",
-    "GnubgNotFoundError",
-    "HintEngine",
-    "HintError",
-    "HintTimeoutError",
     "IllegalActionError",
     "IllegalPlayError",
     "InvalidIdError",
@@ -92,7 +76,6 @@ __all__ = [
     "Phase",
     "Play",
     "Position",
-    "RankedPlay",
     "RawBoard",
     "RejectResign",
     "Resign",

@@ -98,3 +98,13 @@ print(type(controller).__name__, "cv2" in sys.modules, "sqlite3" in sys.modules)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["Controller", "False", "False"]
+
+
+def test_importing_the_engine_starts_no_process_machinery() -> None:
+    """``import engine`` is the pure rules; gnubg's driver (``engine.hints``) is imported by name."""
+    import subprocess
+
+    program = "import sys, engine; print('engine.hints' in sys.modules, 'subprocess' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "False"]
