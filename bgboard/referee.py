@@ -53,7 +53,7 @@ from engine.match import Phase
 from hardware.layout import LedLayout
 from hardware.panels import LedPanel
 from hardware.scene import Scene
-from vision.frames import CameraError, Frame, FrameSource, open_source, opencv_errors_only
+from vision.frames import CameraError, Frame, FrameSource, is_live, open_source, opencv_errors_only, source_kind
 from vision.profile import ProfileError
 from vision.reader import BoardReader
 from vision.stabiliser import MotionGate
@@ -480,12 +480,6 @@ class CameraFeed:
             _left_behind(closer)
 
 
-def is_live(url: str) -> bool:
-    """Whether ``url`` names a camera (frames keep coming) rather than a file played at will."""
-    text = url.strip().lower()
-    return text.startswith(("picamera2:", "v4l2:", "usb:", "/dev/video", "file:/dev/video"))
-
-
 # -- the LED panel -------------------------------------------------------------------------
 
 
@@ -681,7 +675,7 @@ class Referee:
     :param backoff: the first and longest wait before reopening the camera.
     :param live: drop a frame the table has not taken yet when a newer one comes (a camera:
         never judge an old frame); ``False`` hands every frame over (files, tests). Default:
-        from the source's address (:func:`is_live`).
+        from the source's address (:func:`vision.frames.is_live`).
     :param end_with_source: stop when the source ends instead of reopening it (a recording
         played once, tests).
     :param clock: monotonic seconds (the gap across a camera reopen).
@@ -764,7 +758,7 @@ class Referee:
             try:
                 self.camera.open(first_frame, stop)
             except CameraError as exc:
-                usb = is_live(source) and not source.strip().lower().startswith("picamera2:")
+                usb = is_live(source) and source_kind(source) != "picamera2"
                 hint = " (bgboard devices lists the cameras)" if usb else ""
                 raise SetupError(f"cannot open the camera {source}: {exc}{hint}") from None
             try:

@@ -297,28 +297,36 @@ def _check_options(url: str, options: dict[str, str], kind: str) -> None:
             raise CameraError(f"{url}: {key} is a positive number, not {value!r}")
 
 
-def open_source(url: str) -> FrameSource:
-    """Open the frame source that ``url`` names (see the module docstring).
+#: The kinds of frame source an address can name (see :func:`source_kind`).
+SOURCE_KINDS = ("picamera2", "v4l2", "usb", "video", "images")
+#: The kinds whose frames keep coming (cameras), as against files played at will.
+LIVE_KINDS = frozenset({"picamera2", "v4l2", "usb"})
 
-    :raises CameraError: the address is malformed or the source cannot be opened, in words.
-    """
+
+@dataclass(frozen=True, slots=True)
+class _Address:
+    """What a frame source's address names: its kind, the target and the options."""
+
+    kind: str
+    target: str
+    options: dict[str, str]
+
+
+def _address(url: str) -> _Address:
+    """Parse a frame source's address (the forms of the module docstring) without opening it."""
     if not url.strip():
         raise CameraError("no frame source named (an empty address)")
     parts = urlsplit(url)
     options = _options(parts.query)
     scheme = parts.scheme.lower()
     if scheme == "picamera2":
-        _check_options(url, options, "picamera2")
-        return PiCamera(url, _index(url, parts.netloc or parts.path.strip("/") or "0"), options)
+        return _Address("picamera2", parts.netloc or parts.path.strip("/") or "0", options)
     if scheme == "v4l2":
-        _check_options(url, options, "capture")
-        return OpenCVCapture(url, parts.path or "/dev/video0", options, is_file=False)
+        return _Address("v4l2", parts.path or "/dev/video0", options)
     if scheme == "usb":
-        _check_options(url, options, "capture")
-        return OpenCVCapture(url, _index(url, parts.path or parts.netloc or "0"), options, is_file=False)
+        return _Address("usb", parts.path or parts.netloc or "0", options)
     if scheme == "video":
-        _check_options(url, options, "capture")
-        return OpenCVCapture(url, parts.netloc + parts.path, options, is_file=True)
+        return _Address("video", parts.netloc + parts.path, options)
     if scheme == "file":
         pattern = parts.netloc + parts.path
     elif scheme == "" or len(scheme) == 1:  # a plain path (or a Windows drive letter)
@@ -326,10 +334,51 @@ def open_source(url: str) -> FrameSource:
         options = _options(url.split("?", 1)[1]) if "?" in url else {}
     else:
         raise CameraError(f"{url}: unknown kind of frame source {scheme!r} (picamera2, v4l2, usb, video, file)")
-    if pattern.startswith("/dev/video") or pattern.lower().endswith(VIDEO_EXTENSIONS):
+    if pattern.startswith("/dev/video"):
+        return _Address("v4l2", pattern, options)
+    if pattern.lower().endswith(VIDEO_EXTENSIONS):
+        return _Address("video", pattern, options)
+    return _Address("images", pattern, options)
+
+
+def source_kind(url: str) -> str:
+    """The kind of frame source ``url`` names, one of :data:`SOURCE_KINDS`, without opening it.
+
+    >>> [source_kind(u) for u in ("usb:0", "/dev/video2", "picamera2:", "match.mp4", "frames/")]
+    ['usb', 'v4l2', 'picamera2', 'video', 'images']
+
+    :raises CameraError: the address is empty or of no known kind.
+    """
+    return _address(url).kind
+
+
+def is_live(url: str) -> bool:
+    """Whether ``url`` names a camera (frames keep coming) rather than files played at will; an
+    address of no known kind names no camera."""
+    try:
+        return source_kind(url) in LIVE_KINDS
+    except CameraError:
+        return False
+
+
+def open_source(url: str) -> FrameSource:
+    """Open the frame source that ``url`` names (see the module docstring).
+
+    :raises CameraError: the address is malformed or the source cannot be opened, in words.
+    """
+    address = _address(url)
+    kind, target, options = address.kind, address.target, address.options
+    if kind == "picamera2":
+        _check_options(url, options, "picamera2")
+        return PiCamera(url, _index(url, target), options)
+    if kind in ("v4l2", "video"):
         _check_options(url, options, "capture")
-        return OpenCVCapture(url, pattern, options, is_file=not pattern.startswith("/dev/video"))
+        return OpenCVCapture(url, target, options, is_file=kind == "video")
+    if kind == "usb":
+        _check_options(url, options, "capture")
+        return OpenCVCapture(url, _index(url, target), options, is_file=False)
     _check_options(url, options, "file")
+    pattern = target
     if os.path.isdir(pattern):
         paths = sorted(str(p) for p in Path(pattern).iterdir() if p.suffix.lower() in IMAGE_EXTENSIONS)
     else:

@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.frames import CameraError, open_source, read_image
+from vision.frames import CameraError, is_live, open_source, read_image, source_kind
 from vision.geometry import FIELD_H, FIELD_W
 from vision.profile import field_homography
 from vision.stabiliser import MotionGate, Stabiliser
@@ -74,6 +74,32 @@ def _board(seed: int, hand_at: tuple[int, int] | None = None) -> np.ndarray:
     if hand_at is not None:
         cv2.circle(image, hand_at, 60, (90, 130, 200), -1)
     return image
+
+
+@pytest.mark.parametrize(
+    ("url", "kind"),
+    [
+        ("picamera2://0?width=1280", "picamera2"),
+        ("picamera2:", "picamera2"),
+        ("v4l2:///dev/video0?fps=15", "v4l2"),
+        ("/dev/video2", "v4l2"),
+        ("file:/dev/video1", "v4l2"),
+        ("usb:0", "usb"),
+        ("video:match.mp4", "video"),
+        ("recordings/match.MKV", "video"),
+        ("file:frames/*.png", "images"),
+        ("frames/", "images"),
+    ],
+)
+def test_the_kind_of_a_source_is_known_from_its_address_alone(url: str, kind: str) -> None:
+    assert source_kind(url) == kind
+    assert is_live(url) == (kind in ("picamera2", "v4l2", "usb"))
+
+
+def test_an_address_of_no_known_kind_is_no_camera() -> None:
+    assert not is_live("bogus://x") and not is_live("")
+    with pytest.raises(CameraError, match="unknown kind of frame source 'bogus'"):
+        source_kind("bogus://x")
 
 
 def test_the_gate_waits_for_the_settle_time_after_the_last_motion() -> None:
