@@ -30,6 +30,7 @@ read wrong with confidence. Speed, one core: median time to read a frame, and of
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import statistics
@@ -267,8 +268,8 @@ def measure_3d(folder: Path) -> dict[str, Any]:
         readers = _readers(profile)
         learning = None
         if "net" in readers:
-            learner = calibrate(image, np.asarray(label["corners"]), bar_fraction=float(label["bar_fraction"]))
-            learning = BoardReader(learner, points="net")
+            # A profile of its own: learning changes its references.
+            learning = BoardReader(copy.deepcopy(profile), points="net")
         for path, label in rest:
             frame = cv2.imread(str(path))
             points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
