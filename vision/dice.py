@@ -329,6 +329,7 @@ def face_probabilities(
     crops: np.ndarray,
     forward: Callable[[np.ndarray], np.ndarray] = _run_classifier,
     views: int = VIEWS,
+    upright: np.ndarray | None = None,
 ) -> np.ndarray:
     """Calibrated class probabilities ``(n, 7)`` (faces 1..6, not a die) for crops.
 
@@ -336,19 +337,27 @@ def face_probabilities(
     :param forward: runs the classifier on one input blob (the shipped network by default).
     :param views: how many of the crop's quarter turns are read and averaged (1 to
         :data:`VIEWS`); fewer is quicker, but only the four together give a confidence to go by.
+    :param upright: the crops' probabilities as they stand (``views=1``), when already read:
+        only the other turns are read then.
     """
     if len(crops) == 0:
         return np.zeros((0, NOT_A_DIE + 1), np.float32)
     n = len(crops)
+    first = 0 if upright is None else 1
+    if views <= first:
+        return np.asarray(upright, np.float32)
     # The crop seen four ways (turned by quarter turns) and the views' probabilities averaged:
     # a die's face is the same face turned, and the net's mistakes on one view are seldom
     # made on all four.
-    turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(views)])
-    logits = forward(classifier_input(np.ascontiguousarray(turned))).reshape(views * n, -1)
+    turned = np.concatenate([np.rot90(crops, k, axes=(1, 2)) for k in range(first, views)])
+    logits = forward(classifier_input(np.ascontiguousarray(turned))).reshape((views - first) * n, -1)
     logits = logits - logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
     p /= p.sum(axis=1, keepdims=True)
-    return np.asarray(p.reshape(views, n, -1).mean(axis=0), np.float32)
+    total = p.reshape(views - first, n, -1).sum(axis=0)
+    if upright is not None:
+        total += upright
+    return np.asarray(total / views, np.float32)
 
 
 def read_dice(image: np.ndarray) -> list[DieReading]:

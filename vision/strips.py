@@ -371,17 +371,21 @@ def encode(
     n = len(strips)
     both = np.concatenate([strips, references]).reshape(2 * n * STRIP_H, STRIP_W, 3)
     lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(2, n, STRIP_H, STRIP_W, 3)
+    # Channel planes first: the sums below then run over whole planes, not triples.
+    planes = lab.transpose(0, 4, 1, 2, 3)
     out = np.empty((n, CHANNELS, STRIP_H, STRIP_W), np.float32)
     for k in (0, 1):
-        out[:, 3 * k] = (lab[k, ..., 0] - 128.0) / 128.0
-        out[:, 3 * k + 1] = (lab[k, ..., 1] - 128.0) / 64.0
-        out[:, 3 * k + 2] = (lab[k, ..., 2] - 128.0) / 64.0
+        out[:, 3 * k] = (planes[k, 0] - 128.0) / 128.0
+        out[:, 3 * k + 1] = (planes[k, 1] - 128.0) / 64.0
+        out[:, 3 * k + 2] = (planes[k, 2] - 128.0) / 64.0
     colours = np.asarray(checker_colours, np.float32)
     if colours.ndim == 2:
         colours = np.broadcast_to(colours, (n, 2, 3))
     for k in (0, 1):
-        diff = lab[0] - colours[:, k, None, None, :]
-        out[:, 6 + k] = np.minimum(np.sqrt((diff**2).sum(axis=-1)) / DISTANCE_SCALE, DISTANCE_CAP)
+        square = np.zeros((n, STRIP_H, STRIP_W), np.float32)
+        for c in range(3):
+            square += (planes[0, c] - colours[:, k, c, None, None]) ** 2
+        out[:, 6 + k] = np.minimum(np.sqrt(square) / DISTANCE_SCALE, DISTANCE_CAP)
     out[:, 8] = np.asarray(borrowed, np.float32)[:, None, None]
     return out
 
