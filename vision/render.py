@@ -967,8 +967,10 @@ class _Painter:
         light: tuple[float, float],
         cam_centre: np.ndarray,
         shadow: float,
+        layout_seed: int | None = None,
     ) -> None:
         self.style, self.lay, self.canvas, self.rng = style, lay, canvas, rng
+        self.layout_seed = layout_seed
         self.geom = lay.geom
         self.d = self.geom.checker_diameter
         self.light = light  # unit vector towards the lamp, canvas axes
@@ -986,10 +988,18 @@ class _Painter:
         s = 0.9 * height * self.lay.scale
         return -self.light[0] * s, -self.light[1] * s
 
+    def _placed(self, *where: float) -> np.random.Generator:
+        """Where a checker lies off its spot: the frame's draw, or with a layout seed the same
+        for that spot in every frame (a checker stays where it was put until it is moved)."""
+        if self.layout_seed is None:
+            return self.rng
+        return np.random.default_rng([self.layout_seed & 0xFFFFFFFF, *(round(4 * v) & 0xFFFFFFFF for v in where)])
+
     def checker(self, colour: BGR, x: float, y: float) -> None:
         s = self.lay.scale
-        d = self.d * float(self.rng.choice((0.98, 1.01)))
-        jit = np.clip(self.rng.normal(0.0, 0.03 * self.d, 2), -0.08 * self.d, 0.08 * self.d)
+        rng = self._placed(x, y)
+        d = self.d * float(rng.choice((0.98, 1.01)))
+        jit = np.clip(rng.normal(0.0, 0.03 * self.d, 2), -0.08 * self.d, 0.08 * self.d)
         x, y = x + jit[0], y + jit[1]
         dpx = max(6, round(d * s))
         thick = 0.17 * self.d
@@ -1046,8 +1056,9 @@ class _Painter:
             for k in range(n):
                 # Player 1's checkers pile from the bottom of his tray, player 2's from the top.
                 yc = y1 - 0.05 * self.d - (k + 0.5) * t if player == 1 else y0 + 0.05 * self.d + (k + 0.5) * t
-                xa = x0 + 0.1 * self.d + float(self.rng.normal(0, 0.02 * self.d))
-                xb = x1 - 0.1 * self.d + float(self.rng.normal(0, 0.02 * self.d))
+                rng = self._placed(player, k)
+                xa = x0 + 0.1 * self.d + float(rng.normal(0, 0.02 * self.d))
+                xb = x1 - 0.1 * self.d + float(rng.normal(0, 0.02 * self.d))
                 (ca, cy0), (cb, cy1) = self.lay.c(xa, yc - 0.45 * t), self.lay.c(xb, yc + 0.45 * t)
                 rows = max(1, round(cy1 - cy0))
                 prof = 0.6 + 0.5 * np.sin(np.linspace(0.3, math.pi - 0.3, rows)) ** 0.5
@@ -1109,7 +1120,7 @@ class _Painter:
         n = max(8, round(size * s))
         x, y = self.geom.cube_center(spec.owner)
         cx, cy = self.lay.c(x, y)
-        angle = float(self.rng.normal(0.0, 6.0)) + (180.0 if spec.owner == 2 else 0.0)
+        angle = float(self._placed(x, y, spec.value).normal(0.0, 6.0)) + (180.0 if spec.owner == 2 else 0.0)
         face = _cube_face(spec.value, n, st.cube_colour, st.cube_ink)
         body = (np.broadcast_to(np.asarray(st.cube_colour, np.float32) * 0.6, face[0].shape), face[1])
         so = self.shadow_offset(size)
@@ -1258,6 +1269,7 @@ def render(
     hand: bool = False,
     markers: bool = True,
     seed: int = 0,
+    layout_seed: int | None = None,
 ) -> Rendered:
     """Render a camera frame of ``scene`` on a board of ``style``.
 
@@ -1268,6 +1280,9 @@ def render(
     :param hand: draw a hand reaching over the board.
     :param markers: draw the four ArUco calibration markers on the frame.
     :param seed: all random details (checker jitter, dice spots, noise) follow from it.
+    :param layout_seed: when given, where each checker lies off its spot follows from this and
+        the spot alone: frames of one game share it, so a checker nobody moved is drawn where
+        it was, as a camera over a real board sees it.
     :returns: the frame with its ground truth.
     """
     seeds = np.random.SeedSequence(seed).spawn(3)
@@ -1292,7 +1307,7 @@ def render(
     light = (float(lamp_c[0]) / norm, float(lamp_c[1]) / norm)
 
     canvas = _base_canvas(style, scale, markers).copy()
-    painter = _Painter(style, lay, canvas, rng, light, cam_centre, lighting.shadow)
+    painter = _Painter(style, lay, canvas, rng, light, cam_centre, lighting.shadow, layout_seed)
     if scene.track is not None:
         painter.track(scene.track)
     painter.points(scene)
