@@ -142,12 +142,20 @@ class Film:
         self.noise = noise
         self.t = 0.0
         self.frame_seed = seed * 1_000_003
+        self.layout_seed = seed
         self.noise_rng = np.random.default_rng(seed)
 
     def _render(self, scene: BoardScene, *, hand: bool) -> np.ndarray:
         self.frame_seed += 1
+        # The checkers nobody moved lie where they lay, frame after frame, as on a real board.
         return render(
-            scene, style=self.style, camera=self.camera, lighting=self.lighting, hand=hand, seed=self.frame_seed
+            scene,
+            style=self.style,
+            camera=self.camera,
+            lighting=self.lighting,
+            hand=hand,
+            seed=self.frame_seed,
+            layout_seed=self.layout_seed,
         ).image
 
     def _feed(self, image: np.ndarray) -> list[Event]:
