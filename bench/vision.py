@@ -48,13 +48,15 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.seeded import self_play
+from engine.dice import Dice
+from engine.movegen import legal_plays
 from engine.position import Position
 from vision import points_net
 from vision.calibration import CalibrationError, calibrate
 from vision.profile import Profile, ProfileError
 from vision.reader import BoardReader
 from vision.reading import BoardReading
-from vision.render import DieSpec, Scene, random_setup, render
+from vision.render import DieSpec, Scene, free_spot, random_setup, render
 from vision.stabiliser import MotionGate
 
 #: A reading this confident must be right.
@@ -226,6 +228,76 @@ def measure_2d(boards: int, hands: int, seed: int) -> dict[str, Any]:
     return out
 
 
+def _spots(
+    rng: np.random.Generator, profile: Profile, style_die: float, half: str, positions: list[Position]
+) -> list[tuple[float, float]]:
+    """Two spots on ``half`` where dice lie clear of the checkers of every one of ``positions``."""
+    geom = profile.geometry
+    checkers = []
+    for position in positions:
+        points, _, _ = position.to_absolute(1)
+        for index, count in enumerate(points):
+            checkers += [geom.slot_center(index + 1, slot) for slot in range(min(abs(count), 5))]
+    size = style_die * geom.checker_diameter
+    taken: list[tuple[float, float]] = []
+    for _ in range(2):
+        taken.append(free_spot(rng, geom, half, taken, checkers, size))
+    return taken
+
+
+def measure_turns(boards: int, seed: int) -> dict[str, Any]:
+    """A turn on a board that lies still between frames, as a camera over a real board sees it:
+    the roll lying, the move made beside it, the dice picked up, the next roll. Read by the
+    learned reader that remembers the last frame (reading again only what changed) and by one
+    that reads every frame whole; the first frame of each board, read whole by both, is not
+    counted."""
+    rng = np.random.default_rng(seed + 1)
+    positions = self_play(random.Random(seed + 1), boards)
+    start = _scene(Position.STARTING)
+    tallies = {"remembering": Tally(), "whole": Tally()}
+    if not points_net.available():
+        return {}
+    for i, position in enumerate(positions):
+        style, camera, lighting = random_setup(rng)
+        layout = seed * 100_003 + i
+        shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed + i, layout_seed=layout)
+        profile = calibrate(shot.image, shot.corners, die_fraction=style.die_fraction)
+        if profile.references is None:
+            continue
+        first = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        results = legal_plays(position, Dice(*first)).position_list()
+        after = results[int(rng.integers(len(results)))] if results else position
+        second = (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
+        halves = ("right", "left") if rng.random() < 0.5 else ("left", "right")
+        rolls = []
+        for values, half in zip((first, second), halves, strict=True):
+            spots = _spots(rng, profile, style.die_fraction, half, [position, after])
+            rolls.append(
+                tuple(
+                    DieSpec(v, half, position=spot, angle=float(rng.uniform(0, 90)))
+                    for v, spot in zip(values, spots, strict=True)
+                )
+            )
+        frames = [(position, rolls[0]), (after, rolls[0]), (after, ()), (after, rolls[1])]
+        readers = {
+            "remembering": BoardReader(profile, points="net"),
+            "whole": BoardReader(profile, points="net", remember=False),
+        }
+        for k, (shown, dice) in enumerate(frames):
+            scene = _scene(shown, dice)
+            image = render(
+                scene, style=style, camera=camera, lighting=lighting, seed=seed + 7919 * (i + 1) + k, layout_seed=layout
+            ).image
+            truth = [(d.value, d.half, d.flat) for d in dice]
+            for name, reader in readers.items():
+                if k == 0:
+                    reader.read(image)
+                    continue
+                reading = _timed(reader, image, tallies[name])
+                tallies[name].board(reading, scene.points, scene.bar, truth, shown.position_id())
+    return {name: tally.figures() for name, tally in tallies.items() if tally.boards}
+
+
 def held_out_setups(folder: Path) -> list[Path]:
     """The 3D setups of ``folder`` kept out of training: seed 0 modulo 5."""
     out = []
@@ -325,6 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--skip-dice", action="store_true", help="leave out the real dice photos")
     parser.add_argument("--skip-2d", action="store_true", help="leave out the 2D-rendered boards")
+    parser.add_argument("--turns", type=int, default=100, help="boards played a turn on, frame after frame")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
@@ -333,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
         figures["boards_3d"] = measure_3d(args.frames3d)
     if not args.skip_2d:
         figures["boards_2d"] = measure_2d(args.boards, args.hands, args.seed)
+    if args.turns:
+        figures["turns"] = measure_turns(args.turns, args.seed)
     if not args.skip_dice:
         from bench.vision_dice import measure_dice
 
@@ -355,6 +430,11 @@ def main(argv: list[str] | None = None) -> int:
             if name in b2:
                 _print_tally(name, b2[name])
         print(f"  motion gate {b2['gate_ms_median']} ms per frame")
+    if figures.get("turns"):
+        print(f"A turn, frame after frame, on {args.turns} boards lying still (learned reader):")
+        for name in ("remembering", "whole"):
+            if name in figures["turns"]:
+                _print_tally(name, figures["turns"][name])
     if "dice" in figures:
         print("dice (held-out real photos):", json.dumps(figures["dice"], indent=1))
     return 0

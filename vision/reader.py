@@ -20,13 +20,14 @@ a few of them together mean the board is occluded.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
 import numpy as np
 
 from vision import points_net
-from vision.cube import read_cube, read_track
+from vision.cube import CubeFound, read_cube, read_track
 from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
 from vision.features import (
     CHECKER,
@@ -46,7 +47,7 @@ from vision.features import (
     expected_bar,
     rectify,
 )
-from vision.geometry import FIELD_W
+from vision.geometry import FIELD_H, FIELD_W
 from vision.profile import DIE_FRACTION, ROBUST_CLIP, Gaussian, Profile, ProfileError
 from vision.reading import BoardReading, CubeReading, DieOnBoard
 from vision.strips import (
@@ -109,6 +110,11 @@ DIE_SPAN = 0.9
 NOT_A_DIE_AT_ONCE = 0.9
 #: Of the boxes that pass it, at most this many (the likeliest dice first) are read in full.
 MOST_READ = 4
+#: The boxes the detector is surest of, this many, are read first; the rest only when these
+#: hold fewer than two dice read with :data:`CONFIDENT_DIE` (most boxes are checkers, and the
+#: dice are mostly among the first).
+FIRST_READ = 6
+CONFIDENT_DIE = 0.9
 #: A box under this share of :data:`DIE_SPAN` may be a spot on a checker's rim or between two
 #: checkers, which the crop of a whole die's span round it shows as a die with a checker's
 #: curve through it, and the classifier now and then reads as one: it must also pass the
@@ -131,6 +137,19 @@ UNSEEN_FLAT = 0.8
 #: How far (Lab) the top face's colour strays across it; the side faces, turned from the lamp,
 #: lie further from it.
 FACE_SPREAD = 16.0
+#: The reader remembers what it last read, region by region, and reads again only what has
+#: changed since: at a table most of the board lies still from one read to the next. The
+#: half-size field is compared in tiles this many pixels square (about a fifth of a checker on
+#: a board filling a 1280x720 frame).
+TILE = 8
+#: A tile whose mean grey level moved this far from when it was last read has changed. Sensor
+#: noise moves a tile's mean by a fraction of a level; a checker put down or taken away, a die,
+#: a hand, by tens of levels.
+TILE_CHANGE = 6.0
+#: When more of the field than this share has changed, or its light as a whole has moved by
+#: more than :data:`LIGHT_SHIFT` levels (a lamp, the camera's exposure), the frame is read whole.
+MOST_CHANGED = 0.4
+LIGHT_SHIFT = 3.0
 #: What a die's shadow leaves of the light on the ground under it (about what the renderer's
 #: deepest shadows leave; real ones under a lamp are alike).
 SHADOW_DEPTH = 0.5
@@ -181,17 +200,34 @@ DOUBTED_AT = 0.5
 POINT_READERS = ("auto", "net", "model")
 
 
+@dataclass
+class _Seen:
+    """What the reader last read, kept so that the next frame is read again only where it
+    changed: the field's tiles as they looked when each was last read, the dice, the learned
+    reader's probabilities per strip with the references they were read against, the cube.
+    ``None`` where that part was not read."""
+
+    tiles: np.ndarray
+    dice: list[tuple[np.ndarray, int, float]] | None = None
+    strips: np.ndarray | None = None
+    references: np.ndarray | None = None
+    borrowed: np.ndarray | None = None
+    cube: tuple[CubeFound | None] | None = None
+
+
 class BoardReader:
     """Read frames of one board with its calibration profile.
 
     :param profile: the board and camera's profile.
     :param points: how the points are read, one of :data:`POINT_READERS`.
+    :param remember: read again only what changed since the last frame read (see
+        :data:`TILE`); ``False`` reads every frame whole.
     :raises ValueError: an unknown ``points``.
     :raises ProfileError: ``points="net"`` with a profile that has no references (made before the
         learned reader: calibrate again), or without the network installed.
     """
 
-    def __init__(self, profile: Profile, *, points: str = "auto") -> None:
+    def __init__(self, profile: Profile, *, points: str = "auto", remember: bool = True) -> None:
         if points not in POINT_READERS:
             raise ValueError(f"points are read by one of {', '.join(POINT_READERS)}, not {points!r}")
         if points == "net":
@@ -237,6 +273,17 @@ class BoardReader:
             spots += [geometry.track_center(1, None)]
             spots += [geometry.track_center(v, o) for o in (1, 2) for v in (2, 4, 8, 16, 32, 64)]
         self._cube_spots = [(x * SCALE, y * SCALE) for x, y in spots]
+        self.remember = remember
+        self._seen: _Seen | None = None
+        d = self.sampler.d
+        # Round each place the cube or the track counter may lie, as far as the cube reader looks.
+        self._cube_places = [(x - 0.9 * d, y - 0.9 * d, x + 0.9 * d, y + 0.9 * d) for x, y in self._cube_spots]
+        # Each strip's box on the half-size field, a little wider (a checker's edge shows
+        # just outside its strip).
+        self._strip_boxes = [
+            (*(quad.min(axis=0) * SCALE - 0.25 * d), *(quad.max(axis=0) * SCALE + 0.25 * d))
+            for quad in field_strip_quads(geometry)
+        ]
         self._empty_means: np.ndarray | None = None
         if profile.empty_means:
             means = np.asarray(profile.empty_means, dtype=np.float64)
@@ -329,16 +376,19 @@ class BoardReader:
         """
         self.profile.check_frame(image)
         field_image = rectify(image, self.homography)
+        tiles, changed = self._changes(field_image)
         feats = self.sampler.sample(field_image)
-        found_dice = self._find_dice(field_image, image) if dice else []
+        found_dice = self._find_dice(field_image, image, changed) if dice else []
         under = self._under_dice(found_dice)
         scores, _ = self._point_scores(feats, under)
         # Logits over (side, size) for every point: scores softened, plus the stack prior.
         logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
         logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
         model_flat = logits.reshape(2 * (MAX_STACK + 1), 24)
+        strip_probs = None
         if self._cutter is not None:
-            flat, bar, bar_conf = self._read_strips(image)
+            strip_probs = self._strip_probabilities(image, changed)
+            flat, bar, bar_conf = self._from_strips(strip_probs)
         else:
             flat = model_flat
             bar, bar_conf = self._read_bar(feats)
@@ -368,8 +418,8 @@ class BoardReader:
         hidden = self._hidden_points(feats, under)
         found = None
         if cube:
-            reader = read_track if self.profile.cube_kind == "track" else read_cube
-            found = reader(field_image, self.profile.geometry)
+            found = self._read_cube(field_image, changed)
+        self._remember(tiles, changed, found_dice if dice else None, strip_probs, (found,) if cube else None)
         # An owned cube lies at its owner's end of the bar, reaching onto the frame.
         cube_end = None
         if found is not None and found.owner is not None and self.profile.cube_kind != "track":
@@ -391,13 +441,120 @@ class BoardReader:
             alternatives=tuple(alternatives),
         )
 
-    def _read_strips(self, image: np.ndarray) -> tuple[np.ndarray, tuple[int, int], float]:
-        """The learned reader on every strip: the points' log-probabilities laid out as the
-        models' (side, size) rows, the bar's counts, and the bar's confidence."""
+    # -- what changed since the last read -----------------------------------------------------
+
+    def _changes(self, field_image: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The field's tiles (mean grey levels), and which have changed since they were last
+        read (a boolean tile mask, grown by a tile); ``None``: read the frame whole."""
+        grey = cv2.cvtColor(field_image, cv2.COLOR_BGR2GRAY)
+        h, w = grey.shape
+        tiles = cv2.resize(grey, (max(1, w // TILE), max(1, h // TILE)), interpolation=cv2.INTER_AREA)
+        tiles = tiles.astype(np.float32)
+        seen = self._seen
+        if not self.remember or seen is None or seen.tiles.shape != tiles.shape:
+            return tiles, None
+        diff = tiles - seen.tiles
+        if abs(float(np.median(diff))) > LIGHT_SHIFT:
+            return tiles, None
+        changed = np.abs(diff) > TILE_CHANGE
+        if changed.mean() > MOST_CHANGED:
+            return tiles, None
+        grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
+        return tiles, grown.astype(bool)
+
+    def _tile_span(self, changed: np.ndarray, box: tuple[float, ...]) -> tuple[slice, slice]:
+        """The tiles a box ``(x0, y0, x1, y1)`` on the half-size field covers."""
+        rows, cols = changed.shape
+        th, tw = FIELD_H * SCALE / rows, FIELD_W * SCALE / cols
+        x0, y0, x1, y1 = box
+        i0, i1 = max(0, math.floor(y0 / th)), min(rows, math.ceil(y1 / th))
+        j0, j1 = max(0, math.floor(x0 / tw)), min(cols, math.ceil(x1 / tw))
+        return slice(i0, max(i0, i1)), slice(j0, max(j0, j1))
+
+    def _touches(self, changed: np.ndarray | None, box: tuple[float, ...]) -> bool:
+        """Whether anything changed in a box ``(x0, y0, x1, y1)`` on the half-size field."""
+        if changed is None:
+            return True
+        return bool(changed[self._tile_span(changed, box)].any())
+
+    def _remember(
+        self,
+        tiles: np.ndarray,
+        changed: np.ndarray | None,
+        dice: list[tuple[np.ndarray, int, float]] | None,
+        strips: np.ndarray | None,
+        cube: tuple[CubeFound | None] | None,
+    ) -> None:
+        """Keep what this read saw; the tiles that did not change keep their look from when
+        they were read, so that a slow drift is read again once it adds up."""
+        if not self.remember:
+            return
+        if changed is None or self._seen is None:
+            kept = tiles
+        else:
+            kept = self._seen.tiles.copy()
+            kept[changed] = tiles[changed]
+        refs = self.profile.references
+        self._seen = _Seen(
+            kept,
+            dice=None if dice is None else list(dice),
+            strips=strips,
+            references=None if strips is None or refs is None else refs.strips.copy(),
+            borrowed=None if strips is None or refs is None else refs.borrowed.copy(),
+            cube=cube,
+        )
+
+    def forget(self) -> None:
+        """Read the next frame whole (the board or the camera was moved, say)."""
+        self._seen = None
+
+    def _read_cube(self, field_image: np.ndarray, changed: np.ndarray | None) -> CubeFound | None:
+        """The cube or track counter, read again only when something changed where it lies."""
+        seen = self._seen
+        if (
+            seen is not None
+            and seen.cube is not None
+            and not any(self._touches(changed, place) for place in self._cube_places)
+        ):
+            return seen.cube[0]
+        reader = read_track if self.profile.cube_kind == "track" else read_cube
+        return reader(field_image, self.profile.geometry)
+
+    def _strip_probabilities(self, image: np.ndarray, changed: np.ndarray | None) -> np.ndarray:
+        """The learned reader's probabilities ``(26, classes)`` for every strip, before this
+        board's temperature: read again for the strips where something changed or whose
+        reference did, kept from the last read for the rest."""
         assert self._cutter is not None and self.profile.references is not None
         refs = self.profile.references
-        x = encode(self._cutter.colour(image), refs.strips, refs.borrowed, self._checker_colours)
-        probs = soften(points_net.probabilities(x), refs.temperature)
+        strips = self._cutter.colour(image)
+        seen = self._seen
+        redo = np.ones(STRIPS, bool)
+        probs: np.ndarray | None = None
+        if (
+            changed is not None
+            and seen is not None
+            and seen.strips is not None
+            and seen.references is not None
+            and seen.borrowed is not None
+        ):
+            redo = np.array([self._touches(changed, box) for box in self._strip_boxes])
+            redo |= (refs.strips != seen.references).any(axis=(1, 2, 3)) | (refs.borrowed != seen.borrowed)
+            probs = seen.strips.copy()
+        if probs is None:
+            return np.asarray(
+                points_net.probabilities(encode(strips, refs.strips, refs.borrowed, self._checker_colours)), np.float64
+            )
+        if redo.any():
+            x = encode(strips[redo], refs.strips[redo], refs.borrowed[redo], self._checker_colours)
+            probs[redo] = points_net.probabilities(x)
+        return probs
+
+    def _from_strips(self, raw: np.ndarray) -> tuple[np.ndarray, tuple[int, int], float]:
+        """The learned reader's strip probabilities as the points' log-probabilities laid out
+        as the models' (side, size) rows, the bar's counts, and the bar's confidence."""
+        assert self.profile.references is not None
+        refs = self.profile.references
+        probs = soften(raw, refs.temperature)
         logp = np.log(np.maximum(probs, 1e-12))
         flat = np.full((2 * (MAX_STACK + 1), 24), -np.inf)
         # Classes 0..15: nothing and player 1's stacks of 1 to 15; 16..30: player 2's.
@@ -575,7 +732,9 @@ class BoardReader:
             borderMode=cv2.BORDER_REPLICATE,
         )
 
-    def _find_dice(self, field_image: np.ndarray, image: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
+    def _find_dice(
+        self, field_image: np.ndarray, image: np.ndarray, changed: np.ndarray | None = None
+    ) -> list[tuple[np.ndarray, int, float]]:
         """Dice on the rectified field: ``(box x, y, w, h in its pixels, face, confidence)``.
 
         The detector runs at the one scale that suits dice on this board; boxes of the wrong
@@ -588,7 +747,31 @@ class BoardReader:
         a 1 reads with less). Boxes whose centres lie closer than half a die's span are one die
         (a part of it boxed besides the whole, or the same die seen again on another view): the
         most confident reading of it stands for it.
+
+        With ``changed`` (see :meth:`_changes`): a roll is two dice, so two dice of the last
+        read that nothing changed round still lie there, and the changes are elsewhere (the
+        checkers being moved). Otherwise the field is looked over whole: the detector weighs a
+        wide neighbourhood round each spot, and a part of the field read alone is not read as
+        the whole field reads it.
         """
+        last = None if self._seen is None else self._seen.dice
+        if changed is not None and last is not None and len(last) >= 2:
+            margin = 0.5 * self._die_span
+            kept = [
+                die
+                for die in last
+                if not self._touches(
+                    changed,
+                    (
+                        float(die[0][0]) - margin,
+                        float(die[0][1]) - margin,
+                        float(die[0][0] + die[0][2]) + margin,
+                        float(die[0][1] + die[0][3]) + margin,
+                    ),
+                )
+            ]
+            if len(kept) >= 2:
+                return kept
         scale = DIE_PIXELS / (0.5 * self.sampler.d * self._die_scale)
         seen, scale = self._detector_field(field_image, image, scale)
         apart = 0.5 * self._die_span
@@ -636,7 +819,11 @@ class BoardReader:
         return kept
 
     def _read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
-        """The detector's boxes that can be dice, with the faces the classifier reads on them."""
+        """The detector's boxes that can be dice, with the faces the classifier reads on them.
+
+        The boxes the detector is surest of are read first; the rest only when those do not
+        give two dice read with confidence (a roll is two dice).
+        """
         d = self.sampler.d
         kept = []
         for box in boxes[:, :4]:
@@ -647,10 +834,19 @@ class BoardReader:
             if any(math.hypot(cx - sx, cy - sy) < 0.45 * d for sx, sy in self._cube_spots):
                 continue
             kept.append(box)
+        found = self._read_candidates(image, kept[:FIRST_READ])
+        sure = [f for f in self._distinct(found, 0.5 * self._die_span) if f[2] >= CONFIDENT_DIE]
+        if len(sure) < 2 and len(kept) > FIRST_READ:
+            found += self._read_candidates(image, kept[FIRST_READ:])
+        return found
+
+    def _read_candidates(self, image: np.ndarray, kept: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
+        """Read the faces on boxes that can be dice (see :meth:`_read_boxes`)."""
         if not kept:
             return []
         crops = np.stack([self._die_crop(image, b) for b in kept])
-        not_die = face_probabilities(crops, views=1)[:, NOT_A_DIE]
+        upright = face_probabilities(crops, views=1)
+        not_die = upright[:, NOT_A_DIE]
         likely = not_die < NOT_A_DIE_AT_ONCE
         small = [i for i, b in enumerate(kept) if likely[i] and max(b[2], b[3]) < SMALL_BOX * self._die_span]
         if small:
@@ -663,7 +859,7 @@ class BoardReader:
             order = np.argsort(np.where(likely, not_die, np.inf), kind="stable")
             likely[:] = False
             likely[order[:MOST_READ]] = True
-        probs = face_probabilities(crops[likely])
+        probs = face_probabilities(crops[likely], upright=upright[likely])
         found = []
         for box, p in zip([b for b, keep in zip(kept, likely, strict=True) if keep], probs, strict=True):
             face = int(np.argmax(p[:NOT_A_DIE]))

@@ -1,0 +1,195 @@
+# SPDX-License-Identifier: MIT
+"""The reader remembers the last frame and reads again only what changed, reading as a reader
+that reads every frame whole does."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine.dice import Dice
+from engine.movegen import legal_plays
+from engine.position import Position
+from vision import points_net
+from vision import reader as reader_module
+from vision.calibration import calibrate
+from vision.profile import Profile
+from vision.reader import BoardReader
+from vision.render import Camera, DieSpec, Lighting, Scene, random_setup, render
+from vision.strips import STRIPS
+
+START_POINTS, _, _ = Position.STARTING.to_absolute(1)
+#: A setup the point network never trained on (see tests/vision/test_points_net.py).
+SEED = 700_021
+LAYOUT = 5
+
+
+def _scene(position: Position, dice: tuple[DieSpec, ...] = ()) -> Scene:
+    points, bar, off = position.to_absolute(1)
+    return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
+
+
+class Board:
+    """One board under one camera, rendered frame after frame with its checkers left where
+    they lie (the layout seed), each frame with its own sensor noise."""
+
+    def __init__(self, seed: int = SEED) -> None:
+        rng = np.random.default_rng(seed)
+        self.style, self.camera, self.lighting = random_setup(rng)
+        self.frames = 0
+        shot = self.shot(Scene(points=tuple(START_POINTS)))
+        self.profile: Profile = calibrate(shot.image, shot.corners, die_fraction=self.style.die_fraction)
+
+    def shot(self, scene: Scene, lighting: Lighting | None = None) -> Any:
+        self.frames += 1
+        return render(
+            scene,
+            style=self.style,
+            camera=self.camera,
+            lighting=lighting or self.lighting,
+            seed=SEED * 31 + self.frames,
+            layout_seed=LAYOUT,
+        )
+
+    def frame(self, scene: Scene, lighting: Lighting | None = None) -> np.ndarray:
+        image: np.ndarray = self.shot(scene, lighting).image
+        return image
+
+
+@pytest.fixture(scope="module")
+def board() -> Board:
+    return Board()
+
+
+class Counted:
+    """Counts the strips the point network reads and the detector's runs."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.strips = 0
+        self.detections = 0
+        real_net = points_net.probabilities
+        real_detect = reader_module.detect
+
+        def net(x: np.ndarray) -> np.ndarray:
+            self.strips += len(x)
+            return real_net(x)
+
+        def detect(*args: Any, **kwargs: Any) -> np.ndarray:
+            self.detections += 1
+            return real_detect(*args, **kwargs)
+
+        monkeypatch.setattr(points_net, "probabilities", net)
+        monkeypatch.setattr(reader_module, "detect", detect)
+
+    def reset(self) -> None:
+        self.strips = self.detections = 0
+
+
+DICE = (
+    DieSpec(3, "right", position=(860.0, 430.0), angle=20.0),
+    DieSpec(5, "right", position=(1000.0, 560.0), angle=65.0),
+)
+
+
+def _same(a: Any, b: Any) -> None:
+    assert a.points == b.points
+    assert a.bar == b.bar
+    assert sorted(d.value for d in a.dice) == sorted(d.value for d in b.dice)
+    assert a.cube == b.cube
+
+
+def test_a_layout_seed_leaves_every_checker_where_it_lay() -> None:
+    clean = Lighting(noise=0.0, jpeg_quality=100, glare=0.0)
+    scene = _scene(Position.STARTING)
+    a, b = (render(scene, lighting=clean, seed=s, layout_seed=3).image for s in (1, 2))
+    assert np.array_equal(a, b)
+    c, d = (render(scene, lighting=clean, seed=s).image for s in (1, 2))
+    assert not np.array_equal(c, d)
+    # The same spots, the same jitter, whatever else is on the board.
+    moved = _scene(legal_plays(Position.STARTING, Dice(6, 5)).position_list()[0])
+    e = render(moved, lighting=clean, seed=9, layout_seed=3).image
+    assert 0 < np.count_nonzero(np.any(a != e, axis=2)) < 0.05 * a.shape[0] * a.shape[1]
+    assert Camera().size == (a.shape[1], a.shape[0])
+
+
+def test_a_still_board_is_not_read_again(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    counted = Counted(monkeypatch)
+    scene = _scene(Position.STARTING, DICE)
+    reader = BoardReader(board.profile, points="net")
+    first = reader.read(board.frame(scene))
+    assert counted.strips == STRIPS and counted.detections >= 1
+    counted.reset()
+    again = reader.read(board.frame(scene))
+    _same(first, again)
+    assert again.confidence == pytest.approx(first.confidence)
+    assert counted.strips == 0 and counted.detections == 0
+    assert sorted(d.value for d in again.dice) == [3, 5]
+
+
+def test_a_move_is_read_where_it_was_made(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = Position.STARTING
+    after = legal_plays(before, Dice(3, 5)).position_list()[0]
+    frames = [board.frame(_scene(before, DICE)), board.frame(_scene(after, DICE))]
+    whole = BoardReader(board.profile, points="net", remember=False)
+    counted = Counted(monkeypatch)
+    reader = BoardReader(board.profile, points="net")
+    reader.read(frames[0])
+    counted.reset()
+    reading = reader.read(frames[1])
+    # The points the move changed, and their neighbours, are read again; the dice lay still.
+    assert 2 <= counted.strips <= 10
+    assert counted.detections == 0
+    assert reading.points == tuple(after.to_absolute(1)[0])
+    _same(reading, whole.read(frames[1]))
+    # The dice picked up: the field is looked over again, and no die is found.
+    counted.reset()
+    empty = reader.read(board.frame(_scene(after)))
+    assert empty.dice == () and counted.detections >= 1
+    assert empty.points == reading.points
+
+
+def test_the_light_changing_reads_the_frame_whole(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = _scene(Position.STARTING)
+    reader = BoardReader(board.profile, points="net")
+    reader.read(board.frame(scene))
+    counted = Counted(monkeypatch)
+    brighter = board.frame(scene)
+    brighter = np.clip(brighter.astype(np.int16) + 12, 0, 255).astype(np.uint8)
+    reading = reader.read(brighter)
+    assert counted.strips == STRIPS
+    assert reading.points == tuple(START_POINTS)
+
+
+def test_a_reference_learnt_reads_its_strip_again(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    profile = copy.deepcopy(board.profile)
+    position = legal_plays(Position.STARTING, Dice(6, 5)).position_list()[0]
+    frame = board.frame(_scene(position))
+    reader = BoardReader(profile, points="net")
+    reading = reader.read(frame)
+    assert profile.references is not None
+    was = profile.references.strips.copy()
+    reader.learn(frame, reading.points, reading.bar)
+    changed = int(np.any(profile.references.strips != was, axis=(1, 2, 3)).sum())
+    assert changed > 0
+    counted = Counted(monkeypatch)
+    reader.read(board.frame(_scene(position)))
+    # The strips whose references changed, and no other.
+    assert counted.strips == changed
+
+
+def test_forgetting_and_not_remembering_read_whole(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    scene = _scene(Position.STARTING)
+    counted = Counted(monkeypatch)
+    whole = BoardReader(board.profile, points="net", remember=False)
+    whole.read(board.frame(scene))
+    whole.read(board.frame(scene))
+    assert counted.strips == 2 * STRIPS
+    reader = BoardReader(board.profile, points="net")
+    reader.read(board.frame(scene))
+    reader.forget()
+    counted.reset()
+    reader.read(board.frame(scene))
+    assert counted.strips == STRIPS
