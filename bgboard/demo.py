@@ -248,9 +248,11 @@ def _after(state: MatchState, play: Play | Position | str) -> Position:
     if isinstance(play, Position):
         return play
     assert state.dice is not None
-    wanted = str(Play.parse(play, state.position, state.dice) if isinstance(play, str) else play)
-    results: dict[Position, Play] = legal_plays(state.position, state.dice).results
-    for position, canonical in results.items():
+    legal = legal_plays(state.position, state.dice)
+    if isinstance(play, str):
+        return legal.parse(play)[0]
+    wanted = str(play)
+    for position, canonical in legal.results.items():
         if str(canonical) == wanted:
             return position
     raise ValueError(f"{play} is not a legal play of {state.dice} in {state.position.position_id()}")

@@ -13,8 +13,8 @@ the position with ``set gnubgid``, the dice with ``set dice`` and the depth with
 ``set evaluation ... plies N``, asks ``hint``, and then sends a word gnubg does not know
 (``bgboard-end-N``): gnubg answers every command in order and flushes its output after each,
 so its complaint ``Unknown keyword `bgboard-end-N'.`` closes the answer. Every play gnubg
-names is read back with :meth:`engine.play.Play.parse` against the engine's legal plays; a
-hint that is not a legal play raises :class:`HintError` and is never passed on.
+names is read back with :meth:`engine.movegen.LegalPlays.parse`, against the engine's legal
+plays; a hint that is not a legal play raises :class:`HintError` and is never passed on.
 
 This is the one module of the engine that runs a program and keeps time (a time limit per
 request); it still imports only the standard library, and nothing starts before the first
@@ -42,10 +42,9 @@ from typing import Final, Protocol
 from engine.dice import Dice
 from engine.errors import BackgammonError, IllegalPlayError, InvalidNotationError
 from engine.match import MatchState, Phase
-from engine.movegen import LegalPlays, legal_plays
-from engine.play import Play, parse_steps
-from engine.position import BAR, OFF, Position
-from engine.resolve import resolve_play
+from engine.movegen import legal_plays
+from engine.play import Play
+from engine.position import Position
 
 log = logging.getLogger(__name__)
 
@@ -320,9 +319,6 @@ def parse_hint_plays(text: str, position: Position, dice: Dice) -> list[RankedPl
         if legal:
             raise HintError(f"gnubg sees no legal play for {dice.spoken()} in {position.position_id()}, but there are")
         return []
-    by_mover: dict[tuple[int, ...], list[Position]] = {}
-    for result in legal.position_list():
-        by_mover.setdefault(result[0], []).append(result)
     out: list[RankedPlay] = []
     seen: set[Position] = set()
     for i, line in enumerate(lines):
@@ -331,7 +327,7 @@ def parse_hint_plays(text: str, position: Position, dice: Dice) -> list[RankedPl
             continue
         text_play = m.group(3)
         try:
-            after, play = _resolve(legal, by_mover, text_play)
+            after, play = legal.parse(text_play)
         except (IllegalPlayError, InvalidNotationError) as exc:
             raise HintError(
                 f"gnubg's hint {text_play!r} is not a legal play for {dice.spoken()} in {position.position_id()}: {exc}"
@@ -348,31 +344,6 @@ def parse_hint_plays(text: str, position: Position, dice: Dice) -> list[RankedPl
     if not out:
         raise HintError(f"gnubg gave no plays for {dice.spoken()} in {position.position_id()}: {_tail(text)}")
     return out
-
-
-def _resolve(legal: LegalPlays, by_mover: dict[tuple[int, ...], list[Position]], text: str) -> tuple[Position, Play]:
-    """The legal result and canonical play gnubg's play text stands for.
-
-    The same answer as ``Play.parse(text, position, dice)``, without generating the legal plays
-    again for each line: the mover's checkers after the written steps pick the result; only
-    when several results share them (which checker of the opponent's was hit is unclear) is the
-    full :func:`engine.resolve.resolve_play` asked.
-    """
-    position, dice = legal.position, legal.dice
-    steps = parse_steps(text)
-    mover = list(position[0])
-    for step in steps:
-        if step.source == OFF or step.dest == BAR:
-            raise IllegalPlayError(f"{step}: a checker cannot move from off or to the bar")
-        mover[step.source - 1] -= 1
-        if step.dest != OFF:
-            mover[step.dest - 1] += 1
-    candidates = by_mover.get(tuple(mover), [])
-    if len(candidates) == 1:
-        play = legal.play_for(candidates[0])
-        assert play is not None
-        return candidates[0], play
-    return resolve_play(position, dice, steps)
 
 
 def parse_cube_hint(text: str) -> CubeAdvice:

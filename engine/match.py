@@ -60,7 +60,6 @@ from engine.ids import (
 from engine.movegen import LegalPlays, legal_plays
 from engine.play import Play
 from engine.position import CHECKERS, Position
-from engine.resolve import resolve_play
 
 #: Points per cube for a single game, a gammon and a backgammon.
 SINGLE: Final = 1
@@ -592,7 +591,7 @@ class MatchState:
         if not legal:
             raise IllegalActionError(no_play)
         try:
-            after, _ = resolve_play(self.position, dice, list(steps))
+            after, _ = legal.resolve(steps)
         except IllegalPlayError as exc:
             written = str(Play(steps))
             if len(steps) < legal.dice_used:

@@ -8,9 +8,10 @@ one checker; ``Cannot Move`` or bare dice for a dance; ``????`` for a move the t
 money sessions that Galaxy heads ``16 point match``; ``Losses N point`` before a resignation;
 and left-column cells so long they run into the right column. It replays each game through
 the engine while it reads, since only the position tells which legal play a written one
-stands for, and gives a :class:`MatFile`: the :class:`~engine.record.MatchRecord` as far as it
-goes, with what went wrong in each game (line number and text included) kept apart, so one
-bad game never hides the others.
+stands for (:meth:`~engine.movegen.LegalPlays.resolve`, as for the referee and the hints), and
+gives a :class:`MatFile`: the :class:`~engine.record.MatchRecord` as far as it goes, with what
+went wrong in each game (line number and text included) kept apart, so one bad game never
+hides the others.
 
 The writer (:func:`write_mat`) lays a record out as gnubg's ``export match mat`` does:
 33-column rows, one step per die with ``25`` and ``0``, ``*`` on every hit.
@@ -43,10 +44,10 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from os import PathLike
 from pathlib import Path
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, NoReturn
 
 from engine.dice import Dice
-from engine.errors import BackgammonError, IllegalActionError, InvalidNotationError
+from engine.errors import BackgammonError, IllegalActionError, IllegalPlayError, InvalidNotationError
 from engine.match import (
     AcceptResign,
     Action,
@@ -708,12 +709,15 @@ def _roll(rep: _Replay, cell: MatCell, rest: Sequence[MatCell]) -> None:
             rep.roll_resign = True
             return
         _illegal(rep, cell, mover, f"no play written, but {dice.spoken()} can be played")
-    resolved = _resolve(position, dice, legal, steps) if steps else (position, Play())
-    if isinstance(resolved, str):
+    try:
+        after, play = legal.resolve(steps)
+    except IllegalPlayError as exc:
         _sync(rep, position, mover, dice)
-        _illegal(rep, cell, mover, resolved)
-    assert not isinstance(resolved, str)
-    after, play = resolved
+        reason = str(exc)
+        if reason.endswith(f" is not a legal play for {dice.spoken()}"):
+            # No legal result leaves the checkers as written: name the rule broken if one is.
+            reason = _why_illegal(position, dice, legal, Play(steps))
+        _illegal(rep, cell, mover, reason)
     rep.actions.append(Move(play))
     if any(after[0]):
         rep.pending = (after.swap(), 1 - mover)
@@ -752,54 +756,10 @@ def _legal_plays(position: Position, dice: Dice) -> LegalPlays:
     return legal_plays(position, dice)
 
 
-def _illegal(rep: _Replay, cell: MatCell, player: int, reason: str) -> None:
+def _illegal(rep: _Replay, cell: MatCell, player: int, reason: str) -> NoReturn:
     rep.illegal = IllegalPlay(cell.move, player, cell.text, reason, cell.line)
     rep.stopped = "illegal play"
     raise _ReplayStopError
-
-
-def _resolve(position: Position, dice: Dice, legal: LegalPlays, steps: Sequence[Step]) -> tuple[Position, Play] | str:
-    """The resulting position and canonical play written ``steps`` stand for, or why there is none.
-
-    Follows :func:`engine.resolve.resolve_play`: the text fixes where the mover's checkers end
-    up; among the legal results that leave them so, the one with the marked hits (and hits
-    where the text lands on a blot) and as few other hits as possible is taken.
-    """
-    mover = list(position[0])
-    for s in steps:
-        mover[s.source - 1] -= 1
-        if s.dest != OFF:
-            mover[s.dest - 1] += 1
-    if min(mover) < 0:
-        empty = sorted({s.source for s in steps if mover[s.source - 1] < 0}, reverse=True)
-        where = ", ".join("the bar" if p == BAR else str(p) for p in empty)
-        return f"{Play(steps)}: no checker to move from {where}"
-    target = tuple(mover)
-    opponent = position[1]
-    # The mover's point p is the opponent's index 24 - p.
-    marked = {s.dest for s in steps if s.dest != OFF and opponent[24 - s.dest] == 1}
-    # Most plays are exactly what they say: look that result up before searching them all.
-    hit = list(opponent)
-    for point in marked:
-        hit[24 - point] = 0
-        hit[24] += 1
-    guess: Position = tuple.__new__(Position, (target, tuple(hit)))
-    play = legal.play_for(guess)
-    if play is not None:
-        return guess, play
-    candidates = [after for after in legal.position_list() if after[0] == target]
-    if not candidates:
-        return _why_illegal(position, dice, legal, Play(steps))
-
-    def preference(after: Position) -> tuple[int, int, str]:
-        o2 = after[1]
-        hits = {24 - j for j in range(24) if o2[j] < opponent[j]}
-        return (0 if marked <= hits else 1, len(hits - marked), after.position_id())
-
-    best = min(candidates, key=preference)
-    found = legal.play_for(best)
-    assert found is not None
-    return best, found
 
 
 def _why_illegal(position: Position, dice: Dice, legal: LegalPlays, written: Play) -> str:

@@ -13,18 +13,25 @@ with the higher-die exceptions, hits).
 7
 >>> sorted(str(p) for p in plays)[:3]
 ['13/2', '13/7 8/3', '13/8 13/7']
+
+Written plays are read against them: the text fixes where the mover's checkers end up.
+
+>>> after, play = plays.parse("24/18 18/13")
+>>> str(play)
+'24/13'
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from itertools import compress
 from typing import Any, Final
 
 from engine.dice import Dice
-from engine.play import Play, RawSteps, play_from_steps
-from engine.position import Half, Position
+from engine.errors import IllegalPlayError
+from engine.play import Play, RawSteps, Step, parse_steps, play_from_steps
+from engine.position import BAR, OFF, Half, Position
 
 _DOUBLES_FOUR: Final = 4
 
@@ -34,10 +41,22 @@ class LegalPlays:
 
     Supports ``len``, ``in`` (a resulting :class:`Position` or a :class:`Play`) and iteration over
     the canonical :class:`Play` of each result. A position with no legal play has none (a dance);
-    then :attr:`dice_used` is 0.
+    then :attr:`dice_used` is 0. :meth:`parse` and :meth:`resolve` find the legal play that
+    written text or steps stand for.
     """
 
-    __slots__ = ("_decode", "_index", "_keys", "_plays", "_steps", "dice", "dice_used", "position")
+    __slots__ = (
+        "_by_mover",
+        "_decode",
+        "_index",
+        "_keys",
+        "_plays",
+        "_shared",
+        "_steps",
+        "dice",
+        "dice_used",
+        "position",
+    )
 
     def __init__(
         self,
@@ -59,6 +78,10 @@ class LegalPlays:
         self._decode = decode
         self._plays: dict[Position, Play] | None = None
         self._index: dict[tuple[Half, Half], int] | None = None
+        # The mover's checkers after each result -> that result (see :meth:`resolve`); the
+        # few layouts that several results share (they differ in the hits) are in _shared.
+        self._by_mover: dict[Half, int] | None = None
+        self._shared: dict[Half, list[int]] = {}
 
     @property
     def results(self) -> dict[Position, Play]:
@@ -92,8 +115,100 @@ class LegalPlays:
         i = self._index.get(after)
         if i is None:
             return None
+        return self._play_at(i)
+
+    def _play_at(self, i: int) -> Play:
+        """The canonical play of the ``i``-th result."""
+        if self._plays is not None:
+            return self._plays[tuple.__new__(Position, self._keys[i])]
         steps = self._steps[i]
         return play_from_steps(self.position, steps if self._decode is None else self._decode(steps))
+
+    def parse(self, text: str) -> tuple[Position, Play]:
+        """The resulting position and canonical play that play ``text`` stands for.
+
+        Reads any notation :meth:`Play.parse <engine.play.Play.parse>` reads, then
+        :meth:`resolve` finds the legal play it means.
+
+        >>> from engine.position import Position
+        >>> after, play = legal_plays(Position.STARTING, Dice(3, 1)).parse("6/5 8/5")
+        >>> str(play)
+        '8/5 6/5'
+
+        :raises InvalidNotationError: the text is not a play.
+        :raises IllegalPlayError: no legal play moves the checkers as written.
+        """
+        return self.resolve(parse_steps(text))
+
+    def resolve(self, steps: Sequence[Step]) -> tuple[Position, Play]:
+        """The resulting position and canonical play that written ``steps`` stand for.
+
+        Notation leaves things out: one checker's moves may be joined (``24/13`` for 6-5),
+        hits may be unmarked (some match files never write ``*``), ``(2)`` repeats a move.
+        What the steps fix is where the mover's checkers end up. When several legal results
+        leave them so (they differ in what was hit), the hits are read from the text: a step
+        written as landing on a blot hit it, marked or not; a ``*`` on a point with no blot
+        says the checker hit on its way there (``13/5*`` for ``13/7*/5``); where the text
+        cannot tell (``13/5`` past a blot), the route without a hit is taken. The Position ID
+        breaks any tie left, so the answer never depends on the generator's order.
+
+        Empty ``steps`` stand for no play, which is legal only when nothing can be played.
+
+        :raises IllegalPlayError: a step moves from off or to the bar, or moves a checker that
+            is not there, or no legal play for the dice moves the checkers as written.
+        """
+        position = self.position
+        mover = list(position[0])
+        for s in steps:
+            if s.source == OFF or s.dest == BAR:
+                raise IllegalPlayError(f"{s}: a checker cannot move from off or to the bar")
+            mover[s.source - 1] -= 1
+            if s.dest != OFF:
+                mover[s.dest - 1] += 1
+        if min(mover) < 0:
+            empty = sorted({s.source for s in steps if mover[s.source - 1] < 0}, reverse=True)
+            where = ", ".join("the bar" if p == BAR else str(p) for p in empty)
+            raise IllegalPlayError(f"{Play(steps)}: no checker to move from {where}")
+        target = tuple(mover)
+        if self._by_mover is None:
+            self._index_by_mover()
+            assert self._by_mover is not None
+        i = self._by_mover.get(target)
+        if i is None:
+            if not self._keys and not steps:
+                return position, Play()
+            raise IllegalPlayError(f"{Play(steps) or 'no play'} is not a legal play for {self.dice.spoken()}")
+        shared = self._shared.get(target)
+        if shared is not None:
+            i = min(shared, key=partial(self._hit_preference, _written_hits(position, steps)))
+        return tuple.__new__(Position, self._keys[i]), self._play_at(i)
+
+    def _index_by_mover(self) -> None:
+        keys = self._keys
+        # Most layouts come from one result only: a dict built in one pass keeps those, and
+        # the rare shared ones are collected only when the sizes say there are some.
+        by_mover = {key[0]: i for i, key in enumerate(keys)}
+        if len(by_mover) < len(keys):
+            shared: dict[Half, list[int]] = {}
+            for i, key in enumerate(keys):
+                shared.setdefault(key[0], []).append(i)
+            self._shared = {mover: found for mover, found in shared.items() if len(found) > 1}
+        # Set last: a LegalPlays may be shared (the .mat reader caches them), and another
+        # thread that sees the index must see the shared layouts too.
+        self._by_mover = by_mover
+
+    def _hit_preference(self, written: _WrittenHits, i: int) -> tuple[int, int, str]:
+        """How well the ``i``-th result's hits fit the ``written`` ones: the smallest fits best."""
+        landed, spans = written
+        before, after = self.position[1], self._keys[i][1]
+        hits = {24 - j for j in range(24) if after[j] < before[j]}
+        unwritten = hits - landed
+        # A starred step that passed over none of the unwritten hits claims a hit that did not
+        # happen; an unwritten hit that no starred step passed over is one the text never made.
+        unmet = sum(1 for low, high in spans if not any(low < p < high for p in unwritten))
+        unclaimed = sum(1 for p in unwritten if not any(low < p < high for low, high in spans))
+        # Every blot the text lands on hit first, then the fewest hits the text does not state.
+        return (0 if landed <= hits else 1, unmet + unclaimed, tuple.__new__(Position, self._keys[i]).position_id())
 
     def __len__(self) -> int:
         return len(self._keys)
@@ -113,6 +228,24 @@ class LegalPlays:
 
     def __repr__(self) -> str:
         return f"<LegalPlays {self.position.position_id()} {self.dice}: {len(self)} results>"
+
+
+#: The hits a written play states: the blots it lands on, and the (dest, source) span of each
+#: step starred where it lands on no blot (the hit was on the way).
+_WrittenHits = tuple[set[int], list[tuple[int, int]]]
+
+
+def _written_hits(position: Position, steps: Sequence[Step]) -> _WrittenHits:
+    opponent = position[1]
+    landed: set[int] = set()
+    spans: list[tuple[int, int]] = []
+    for s in steps:
+        # The mover's point p is the opponent's index 24 - p.
+        if s.dest != OFF and opponent[24 - s.dest] == 1:
+            landed.add(s.dest)
+        elif s.hit:
+            spans.append((s.dest, s.source))
+    return landed, spans
 
 
 def legal_plays(position: Position, dice: Dice) -> LegalPlays:

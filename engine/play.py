@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from engine.errors import InvalidNotationError
 from engine.position import BAR, OFF, Position
-
-if TYPE_CHECKING:
-    from engine.dice import Dice
 
 #: Steps as the move generator records them: ``(source, dest)`` point pairs in the order played.
 RawSteps = tuple[tuple[int, int], ...]
@@ -76,25 +73,18 @@ class Play(tuple[Step, ...]):
         return tuple.__new__(cls, _canonical(steps))
 
     @classmethod
-    def parse(cls, text: str, position: Position | None = None, dice: Dice | None = None) -> Play:
-        """Read a play in any common notation.
+    def parse(cls, text: str) -> Play:
+        """Read a play in any common notation, keeping the steps as written.
 
         Accepts ``bar``/``25``, ``off``/``0``, ``*`` or no hit marks, ``(2)`` repeats, ``,`` or
         spaces between moves, one checker's moves joined (``24/13``, ``13/7*/5``), and the words
-        ``Cannot Move`` or an empty string for no play.
-
-        Without ``position`` and ``dice`` the steps are kept as written. With them, the text
-        is matched against the legal plays and the canonical legal :class:`Play` is returned.
+        ``Cannot Move`` or an empty string for no play. Which legal play the text means depends
+        on the position and the dice: :meth:`LegalPlays.parse <engine.movegen.LegalPlays.parse>`
+        answers that.
 
         :raises InvalidNotationError: the text is not a play.
-        :raises IllegalPlayError: the play is well formed but not legal for ``position`` and ``dice``.
         """
-        steps = parse_steps(text)
-        if position is None or dice is None:
-            return cls(steps)
-        from engine.resolve import resolve_play
-
-        return resolve_play(position, dice, steps)[1]
+        return cls(parse_steps(text))
 
     def __str__(self) -> str:
         return format_steps(self)

@@ -108,3 +108,29 @@ def test_importing_the_engine_starts_no_process_machinery() -> None:
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "False"]
+
+
+def _engine_modules_imported(path: Path) -> set[str]:
+    """The engine modules one engine module imports, wherever in it (type-only imports too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        else:
+            continue
+        names.update(m.split(".")[1] for m in modules if m.startswith("engine."))
+    return names
+
+
+def test_the_engine_modules_import_each_other_without_a_cycle() -> None:
+    """Value types (``play``) do not reach back for the generator (``movegen``) that uses them."""
+    import graphlib
+
+    graph = {path.stem: _engine_modules_imported(path) for path in (ROOT / "engine").glob("*.py")}
+    try:
+        order = list(graphlib.TopologicalSorter(graph).static_order())
+    except graphlib.CycleError as exc:
+        raise AssertionError(f"engine modules import each other in a circle: {' -> '.join(exc.args[1])}") from None
+    assert set(order) >= {"play", "movegen"}

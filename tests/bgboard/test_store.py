@@ -45,6 +45,7 @@ from engine.match import (
     Roll,
     Take,
 )
+from engine.movegen import legal_plays
 from engine.play import Play
 from engine.position import Position
 from engine.record import MatchRecorder
@@ -388,7 +389,7 @@ def test_a_correction_takes_the_misread_move_back_and_is_marked_as_such(store: M
     # Nothing is erased: every row is still there, but only the right move stands.
     every = store.actions(match, all_rows=True)
     assert [a.kind for a in every] == ["opening_roll", "move", "undo", "move"]
-    assert every[1].action == wrong.action == Move(Play.parse("24/14", Position.STARTING, Dice(6, 4)), by=0)
+    assert every[1].action == wrong.action == Move(legal_plays(Position.STARTING, Dice(6, 4)).parse("24/14")[1], by=0)
     assert [a.id for a in store.actions(match)] == [1, right.id]
     with MatchStore(db) as fresh:
         assert fresh.state(match) == store.state(match)

@@ -13,9 +13,9 @@ from engine.errors import BackgammonError, InvalidNotationError
 from engine.match import Double, Drop, MatchOptions, MatchState, Move, OpeningRoll, Phase, Roll, Take
 from engine.matcheck import EXAMPLE, FileReport, check_file, check_mat, check_record, match_files
 from engine.matfile import read_mat, write_mat
+from engine.movegen import legal_plays
 from engine.play import parse_steps
 from engine.record import GameRecord, MatchRecord, MatchRecorder
-from engine.resolve import resolve_play
 
 
 def random_match(seed: int, length: int = 5, games: int = 3) -> MatchRecord:
@@ -108,7 +108,7 @@ def test_mutated_plays_are_caught_where_the_rules_say_they_are_illegal() -> None
             caught += 1
             continue
         try:
-            resolve_play(before.position, cell.dice, steps)
+            legal_plays(before.position, cell.dice).resolve(steps)
             legal = bool(before.legal_plays()) or not cell.play
         except BackgammonError:
             legal = False

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.dice import Dice
+from engine.hints import parse_hint_plays
 from engine.match import (
     AcceptResign,
     Double,
@@ -153,6 +154,42 @@ def test_a_missing_hit_mark_is_inferred_and_a_wrong_entry_then_caught() -> None:
     illegal = wrong.games[0].illegal
     assert illegal is not None
     assert (illegal.move, illegal.player, illegal.play) == (4, 1, "43: 13/9 13/10")
+    assert "bar" in illegal.reason
+
+
+# Bob leaves blots on Ann's 7 and 16. Ann's 6-2 from the 13 to the 5 may pass the blot on her
+# 7 (hitting it) or her 11; "13/5*" says a checker hit on its way, which only the first can be.
+STARRED_PASS = """ 3 point match
+
+ Game 1
+ Ann : 0                        Bob : 0
+  1) 31: 8/5 6/5                 64: 24/18 13/9
+  2) 62: 13/5*                   43: 25/21 13/10
+  3)  Doubles => 2                Drops
+      Wins 1 point
+"""
+
+
+def test_a_hit_mark_on_a_joined_move_picks_the_route_that_hits() -> None:
+    mat = read_mat(STARRED_PASS)
+    game = mat.games[0]
+    assert game.illegal is None and not game.problems
+    steps = list(mat.record.game_states(0))
+    third = [i for i, step in enumerate(steps) if isinstance(step.action, Move)][2]
+    before, after, move = steps[third - 1].state, steps[third].state, steps[third].action
+    assert isinstance(move, Move)
+    assert str(move.play) == "13/7*/5"
+    # Bob (now on roll) has the hit checker on the bar, and enters it next.
+    assert after.position[0][24] == 1
+    # The same answer as a hint written that way, which goes through the same resolution.
+    assert before.dice is not None
+    hint = "    1. Cubeful 0-ply    13/5*                        Eq.: +0.100\n"
+    ranked = parse_hint_plays(hint, before.position, before.dice)[0]
+    assert (ranked.play, ranked.after) == (move.play, after.position.swap())
+    # Unmarked, the same text takes the route without a hit, and Bob's entry is then illegal.
+    unmarked = read_mat(STARRED_PASS.replace("13/5*", "13/5 "))
+    illegal = unmarked.games[0].illegal
+    assert illegal is not None and illegal.play == "43: 25/21 13/10"
     assert "bar" in illegal.reason
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from engine.dice import Dice
 from engine.errors import IllegalPlayError, InvalidNotationError
+from engine.movegen import legal_plays
 from engine.play import Play, Step, parse_steps
 from engine.position import Position
 
@@ -32,7 +33,7 @@ BLOT7 = Position.from_points({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 4, 24:
     ],
 )
 def test_plays_read_in_any_dialect_come_out_canonical(written: str, roll: str, canonical: str) -> None:
-    assert str(Play.parse(written, START, Dice.parse(roll))) == canonical
+    assert str(legal_plays(START, Dice.parse(roll)).parse(written)[1]) == canonical
 
 
 @pytest.mark.parametrize(
@@ -46,14 +47,39 @@ def test_plays_read_in_any_dialect_come_out_canonical(written: str, roll: str, c
     ],
 )
 def test_hits_are_marked_even_when_the_file_left_them_out(written: str, roll: str, canonical: str) -> None:
-    assert str(Play.parse(written, BLOT7, Dice.parse(roll))) == canonical
+    assert str(legal_plays(BLOT7, Dice.parse(roll)).parse(written)[1]) == canonical
 
 
 def test_a_joined_move_past_a_blot_takes_the_route_without_a_hit() -> None:
     # 6-2 from the 13: via the 7 hits the blot, via the 11 does not; "13/5" does not say.
-    assert str(Play.parse("13/5", BLOT7, Dice(6, 2))) == "13/5"
-    assert str(Play.parse("13/7*/5", BLOT7, Dice(6, 2))) == "13/7*/5"
-    assert str(Play.parse("13/11 11/5", BLOT7, Dice(6, 2))) == "13/5"
+    plays = legal_plays(BLOT7, Dice(6, 2))
+    assert str(plays.parse("13/5")[1]) == "13/5"
+    assert str(plays.parse("13/7*/5")[1]) == "13/7*/5"
+    assert str(plays.parse("13/11 11/5")[1]) == "13/5"
+
+
+def test_a_hit_mark_on_a_joined_move_says_the_checker_hit_on_its_way() -> None:
+    # Nothing to hit on the 5: the mark can only mean the blot on the 7, passed on the way.
+    plays = legal_plays(BLOT7, Dice(6, 2))
+    after, play = plays.parse("13/5*")
+    assert str(play) == "13/7*/5"
+    assert after == plays.parse("13/7*/5")[0]
+    assert after[1][24] == 1
+
+
+def test_written_steps_that_cannot_be_played_name_what_is_wrong() -> None:
+    plays = legal_plays(START, Dice(6, 3))
+    with pytest.raises(IllegalPlayError, match="a checker cannot move from off or to the bar"):
+        plays.resolve([Step(0, 3)])
+    with pytest.raises(IllegalPlayError, match="no checker to move from the bar"):
+        plays.parse("bar/22 13/10")
+    with pytest.raises(IllegalPlayError, match=r"^no play is not a legal play for 6-3$"):
+        plays.parse("")
+
+
+def test_no_play_is_the_play_when_nothing_can_be_played() -> None:
+    closed = Position.from_id("27YBAOD/BwAACA")
+    assert legal_plays(closed, Dice(6, 5)).parse("Cannot Move") == (closed, Play())
 
 
 @pytest.mark.parametrize("bar", ["bar", "25", "b", "BAR"])
@@ -87,9 +113,9 @@ def test_malformed_plays_are_refused(text: str) -> None:
 
 def test_a_well_formed_but_illegal_play_is_refused_with_the_roll() -> None:
     with pytest.raises(IllegalPlayError, match="6-3"):
-        Play.parse("13/7 8/4", START, Dice(6, 3))
-    with pytest.raises(IllegalPlayError, match="no checker"):
-        Play.parse("12/6 8/5", START, Dice(6, 3))
+        legal_plays(START, Dice(6, 3)).parse("13/7 8/4")
+    with pytest.raises(IllegalPlayError, match="no checker to move from 12"):
+        legal_plays(START, Dice(6, 3)).parse("12/6 8/5")
 
 
 def test_repr_round_trips() -> None:
