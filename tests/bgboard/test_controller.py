@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 
 import pytest
 
-from bgboard.controller import Controller, Event, store_event
+from bgboard.controller import Controller
+from bgboard.events import Event, store_event
 from bgboard.store import MatchStore
 from engine.cube import Cube
 from engine.dice import Dice
@@ -507,7 +508,9 @@ def test_event_json() -> None:
         "action": "Roll",
         "source": "camera",
         "confidence": 0.9877,
+        "t": None,
     }
+    assert event.at(12.3456).to_json()["t"] == 12.35
 
 
 def test_bad_mode_is_refused() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bgboard.cli import main
-from bgboard.demo import demo_record
+from bgboard.simulation import demo_record
 from bgboard.store import MatchStore
 from engine.dice import Dice
 from engine.hints import INSTALL_HINT, find_gnubg
