@@ -836,8 +836,9 @@ def _describe(
             return "drop", f"{who}drops", {}
         case Resign(points):
             return "resign", f"{who}offers to resign ({points} per cube)", {"points": points}
+        # The answers to a resignation are named as the store names them (bgboard.store.KINDS).
         case AcceptResign():
-            return "accept-resign", f"{who}accepts the resignation", {}
+            return "accept_resign", f"{who}accepts the resignation", {}
         case RejectResign():
-            return "reject-resign", f"{who}refuses the resignation: play on", {}
+            return "reject_resign", f"{who}refuses the resignation: play on", {}
     return type(action).__name__.lower(), f"{who}{type(action).__name__}", {}
