@@ -6,10 +6,11 @@ Run from the project root::
     .venv/bin/python bench/table.py [--game demo|random|both] [--seed 1] [--moves 60]
                                     [--fps 5] [--noise 2] [--json]
 
-``--game demo`` (the default) plays the demo's real game (:mod:`bgboard.demo`: a 3-point match
-decided in one game, two doubles taken, one move first played wrong) on its board under a lamp
-with glare. ``--game random`` plays a seeded game between two simple players on one random
-board style, camera and lamp (the cube left alone). Either way every turn is filmed:
+``--game demo`` (the default) plays the demo's real game as ``bgboard demo`` does
+(:mod:`bgboard.simulation`: a 3-point match decided in one game, two doubles taken, one move
+first played wrong) on its board under a lamp with glare. ``--game random`` plays a seeded
+game between two simple players on one random board style, camera and lamp (the cube left
+alone). Either way every turn is filmed:
 
 - the roll: a few frames with a hand over the board, then still frames of the two dice lying
   flat on the roller's right-hand half (the opening roll: one die on each side);
@@ -44,9 +45,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bgboard.config import MatchConfig
-from bgboard.controller import Controller, Event
-from bgboard.demo import FLAGS, HAND_FRAMES, DemoGame, Film, Tally, board_scene, rolling_half, same_match
+from bgboard.config import Config
+from bgboard.events import Event
+from bgboard.simulation import (
+    FLAGS,
+    HAND_FRAMES,
+    DemoGame,
+    Film,
+    SimulationError,
+    Tally,
+    board_scene,
+    demo_record,
+    rolling_half,
+    settle_roll,
+)
 from bgboard.store import MatchStore
 from bgboard.table import Latency, Table
 from engine.dice import Dice
@@ -57,7 +69,6 @@ from hardware.panels import FakeLedPanel
 from vision.calibration import calibrate
 from vision.reader import BoardReader
 from vision.render import DieSpec, random_setup, render
-from vision.stabiliser import MotionGate
 
 
 def _ms(values: list[float], q: float) -> float | None:
@@ -95,9 +106,9 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
     start = board_scene(Position.STARTING, 1)
     shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
     reader = BoardReader(calibrate(shot.image, shot.corners, die_fraction=style.die_fraction))
-    controller = Controller(MatchState.new_match(5), bottom_player=MatchConfig().bottom_player)
     panel = FakeLedPanel()
-    table = Table(reader, MotionGate(reader.homography), controller, panel=panel)
+    table = Table.from_config(Config(), reader, state=MatchState.new_match(5), panel=panel)
+    controller = table.controller
     film = Film(style, camera, lighting, table, step=1.0 / fps, noise=noise, seed=seed)
     truth = MatchState.new_match(5)
     rolls, plays = Tally(), Tally()
@@ -115,23 +126,22 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
             text += f"  [last read: occluded={seen.occluded} confidence={seen.confidence:.2f} dice={dice or '-'}]"
         log.append(f"t={film.t:7.1f}s  {text}")
 
-    def settle_roll(events: list[Event], wanted: MatchState, fix: str) -> bool:
+    def typed(text: str) -> list[Event]:
+        """A line the players type at the console."""
+        return table.command(text, film.t)
+
+    def count_roll(events: list[Event], wanted: MatchState, fix: str) -> bool:
         """Count a roll against the truth and set the controller right; False if it cannot be."""
-        kinds = _kinds(events)
-        rolls.kinds.update(kinds)
+        try:
+            outcome = settle_roll(rolls, events, controller, wanted, fix, typed)
+        except SimulationError as exc:
+            note(str(exc))
+            return False
         recorded = [e for e in events if isinstance(e.action, (Roll, OpeningRoll))]
-        flagged = any(k in FLAGS for k in kinds)
-        outcome = rolls.count(bool(recorded), same_match(controller.state, wanted), flagged)
         if outcome == "wrong":
             note(f"WRONG roll accepted: {recorded[-1].text}; truth {fix}")
-            table.command("undo", film.t)
         elif outcome != "right":
-            note(f"roll {outcome}: {kinds}; truth {fix}")
-        if not same_match(controller.state, wanted):
-            answer = table.command(fix, film.t)
-            if not same_match(controller.state, wanted):
-                note(f"the controller refused {fix!r}: {_kinds(answer)} {[e.text for e in answer]}")
-                return False
+            note(f"roll {outcome}: {_kinds(events)}; truth {fix}")
         return True
 
     # The opening roll: one die each on his own right-hand side.
@@ -148,7 +158,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
             continue
         truth = truth.apply(OpeningRoll(d0, d1))
         bottom, top = (d0, d1) if controller.seat(0) == 1 else (d1, d0)
-        if not settle_roll(events, truth, f"dice {bottom}{top}"):
+        if not count_roll(events, truth, f"dice {bottom}{top}"):
             stopped = "the opening roll could not be given"
         else:
             truth = controller.state
@@ -167,7 +177,7 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
             events += film.still(board_scene(truth.position, seat, dice))
             roll_latencies += table.stats.latencies[before:]
             truth = truth.apply(Roll(roll))
-            if not settle_roll(events, truth, f"dice {roll.first}{roll.second}"):
+            if not count_roll(events, truth, f"dice {roll.first}{roll.second}"):
                 stopped = f"the roll {roll} could not be given"
                 break
             truth = controller.state
@@ -257,8 +267,6 @@ def play_game(seed: int, moves: int, fps: float, noise: float, log: list[str]) -
 
 def play_demo(seed: int, fps: float, noise: float) -> dict[str, object]:
     """The demo's real game (``bgboard demo``) at its rendered table; returns the figures."""
-    from bgboard.demo import demo_record
-
     with MatchStore(":memory:") as store:
         game = DemoGame(demo_record(), 0, store=store, panel=FakeLedPanel(), seed=seed, fps=fps, noise=noise)
         report = game.play()

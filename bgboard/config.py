@@ -51,7 +51,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from engine.cube import CUBE_LIMIT, is_cube_value
 from engine.ids import MAX_SCORE_IN_ID
@@ -60,18 +60,37 @@ from hardware.buttons import parse_button_pins
 from hardware.gpio import Pin
 from hardware.panels import PanelError
 
+if TYPE_CHECKING:
+    from engine.hints import GnubgHints
+
 #: Where the appliance's config lives (written by the install script).
 SYSTEM_CONFIG: Final = Path("/etc/bgboard/config.toml")
 #: Every environment variable that overrides a key starts with this.
 ENV_PREFIX: Final = "BGBOARD_"
 #: The variable naming the config file to read.
 CONFIG_VARIABLE: Final = "BGBOARD_CONFIG"
+#: The variable naming the gnubg program, when it is neither on ``PATH`` nor in /usr/games.
+GNUBG_VARIABLE: Final = "BGBOARD_GNUBG"
 
 #: Seconds the board must lie still; the same default as :data:`bgboard.controller.SETTLE`,
 #: repeated here because importing the controller would import OpenCV.
 SETTLE: Final = 0.6
 
 Mode = Literal["referee", "log"]
+
+
+def gnubg_hints(*, timeout: float = 30.0) -> GnubgHints:
+    """The hint engine: the gnubg program ``$BGBOARD_GNUBG`` names, else gnubg on the path.
+
+    Nothing starts until the first request, so a missing gnubg is said when a hint is first
+    asked for, not here.
+
+    :param timeout: seconds one request may take before the program is given up (and restarted).
+    """
+    # Imported here: reading a config starts no process machinery.
+    from engine.hints import GnubgHints
+
+    return GnubgHints(os.environ.get(GNUBG_VARIABLE) or None, timeout=timeout)
 
 
 class ConfigError(ValueError):

@@ -38,9 +38,10 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Literal
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
+from bgboard.events import Event
 from bgboard.explain import CLEAR, HINT_PRIOR, Explanation, explain, reading_position
 from engine.dice import Dice
 from engine.errors import BackgammonError
@@ -67,10 +68,6 @@ from hardware.presenter import present, seat_of
 from hardware.scene import Scene
 from vision.reading import BoardReading, DieOnBoard
 
-if TYPE_CHECKING:
-    # Only store_event's signature names the store: the controller runs without SQLite.
-    from bgboard.store import MatchStore
-
 Mode = Literal["referee", "log"]
 
 #: Seconds the dice, or a finished move with the dice picked up, must lie still before they count.
@@ -86,52 +83,6 @@ SAME_DIE_PIXELS: Final = 12.0
 _EPSILON: Final = 1e-6
 
 _RESIGN_WORDS: Final = {"single": 1, "gammon": 2, "backgammon": 3, "1": 1, "2": 2, "3": 3}
-
-
-@dataclass(frozen=True)
-class Event:
-    """Something to tell the players, and perhaps to store.
-
-    :ivar kind: what happened, e.g. ``roll``, ``re-roll``, ``move``, ``illegal``, ``please-check``;
-        in teach mode also ``hint-wanted`` (a request to whoever runs the controller, answered
-        with :meth:`Controller.on_hint` or :meth:`Controller.on_cube_hint`, not for the
-        players), ``hint``, ``cube-hint`` and ``feedback``; the table adds ``hint-unavailable``.
-    :ivar text: in players' words, for the console.
-    :ivar fields: JSON-ready details (dice, marks, reasons, score...).
-    :ivar action: the engine action to store, if any.
-    :ivar source: where the action came from (the store's sources: ``camera``, ``button``,
-        ``keyboard``, ``correction``).
-    :ivar confidence: how sure the camera was (0..1), for camera actions.
-    :ivar note: a remark to store with the action.
-    :ivar undo: how many stored actions this one replaces (a correction of a recorded move).
-    :ivar verdict: what the LEDs show after it: ``legal``, ``partial``, ``illegal``, ``check``.
-    """
-
-    kind: str
-    text: str
-    fields: dict[str, Any] = field(default_factory=dict)
-    action: Action | None = None
-    source: str | None = None
-    confidence: float | None = None
-    note: str | None = None
-    undo: int = 0
-    verdict: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict (one console JSON line)."""
-        out: dict[str, Any] = {"event": self.kind, "text": self.text, **self.fields}
-        if self.action is not None:
-            out["action"] = type(self.action).__name__
-            out["source"] = self.source
-            if self.confidence is not None:
-                out["confidence"] = round(self.confidence, 4)
-        if self.note:
-            out["note"] = self.note
-        if self.undo:
-            out["undo"] = self.undo
-        if self.verdict:
-            out["verdict"] = self.verdict
-        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -885,25 +836,9 @@ def _describe(
             return "drop", f"{who}drops", {}
         case Resign(points):
             return "resign", f"{who}offers to resign ({points} per cube)", {"points": points}
+        # The answers to a resignation are named as the store names them (bgboard.store.KINDS).
         case AcceptResign():
-            return "accept-resign", f"{who}accepts the resignation", {}
+            return "accept_resign", f"{who}accepts the resignation", {}
         case RejectResign():
-            return "reject-resign", f"{who}refuses the resignation: play on", {}
+            return "reject_resign", f"{who}refuses the resignation: play on", {}
     return type(action).__name__.lower(), f"{who}{type(action).__name__}", {}
-
-
-def store_event(store: MatchStore, match_id: int, event: Event) -> None:
-    """Write what ``event`` asks for to the match store: an action, a correction, or an undo.
-
-    Events with nothing to store are skipped, so a caller may pass every event through.
-
-    :raises IllegalActionError: the store's match and the controller disagree about the rules.
-    """
-    if event.kind == "undo":
-        store.undo(match_id, source=event.source or "button", note=event.note)
-    elif event.action is None or event.source is None:
-        return
-    elif event.undo:
-        store.correct(match_id, event.action, undo=event.undo, confidence=event.confidence, note=event.note)
-    else:
-        store.record(match_id, event.action, source=event.source, confidence=event.confidence, note=event.note)

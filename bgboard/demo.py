@@ -20,247 +20,40 @@ With ``teach=True`` (``bgboard demo --teach``) the table runs in teach mode agai
 gnubg: after each roll gnubg's best play is said and lit (drawn on the terminal panel), and
 after each move its verdict is said and stored with the move.
 
-:class:`Film` and :class:`Tally` are shared with ``bench/table.py``, which reports the same
-figures over this game and over random ones.
+The players and the camera are :mod:`bgboard.simulation`'s (shared with ``bench/table.py``,
+which reports the same figures over this game and over random ones). This module is the
+command: the console (the sinks of :mod:`bgboard.events`, the same as ``bgboard referee``'s,
+with the players' lines among the table's events), the LED panel, the summary and the export.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import random
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field, replace
-from importlib import resources
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Final, TextIO
 
 import cv2
-import numpy as np
 
-from bgboard.config import MatchConfig
-from bgboard.controller import Controller, Event
+from bgboard.config import gnubg_hints
+from bgboard.events import EventSink, LedsLit, Notice, console_sink, frame_clock
+from bgboard.simulation import DemoGame, demo_record
 from bgboard.store import MatchStore, default_file_name
-from bgboard.table import Latency, Table
-from engine.dice import Dice
-from engine.hints import GnubgHints, HintEngine
-from engine.judge import judge
-from engine.match import Double, MatchState, Move, OpeningRoll, Roll, Take
-from engine.matfile import read_mat
-from engine.movegen import legal_plays
-from engine.play import Play
-from engine.position import Position
-from engine.record import MatchRecord
 from hardware.layout import LedLayout
 from hardware.panels import FakeLedPanel, LedPanel
 from hardware.scene import Scene as LedScene
-from hardware.terminal import TerminalLedPanel
-from vision.calibration import calibrate
-from vision.reader import BoardReader
-from vision.render import STYLES, BoardStyle, Camera, CubeSpec, DieSpec, Lighting, render
-from vision.render import Scene as BoardScene
-from vision.stabiliser import MotionGate
 
-#: The shipped game, inside the package.
-DEMO_MATCH: Final = "demo-match.mat"
-#: Events that ask the players to look again: a turn that met one of them was flagged.
-FLAGS: Final = frozenset({"please-check", "illegal", "re-roll", "not-moved", "in-progress", "refused"})
-#: Frames with a hand over the board while the dice are rolled, and while the checkers move.
-HAND_FRAMES: Final = 3
-#: Still frames of each settled scene: enough for the gate's and the controller's settle times.
-STILL_FRAMES: Final = 9
 #: Seconds of firmware output looked at after each scene worth showing (a blink period and more).
 FIRMWARE_LOOK: Final = 0.6
 #: LED panels the demo can drive.
 LED_CHOICES: Final = ("terminal", "sim", "none")
 
 
-@dataclass
-class Tally:
-    """What happened to one kind of turn (rolls, moves, cube actions)."""
-
-    right: int = 0
-    flagged: int = 0
-    wrong: int = 0
-    missed: int = 0
-    kinds: Counter[str] = field(default_factory=Counter)
-
-    @property
-    def total(self) -> int:
-        """Turns counted."""
-        return self.right + self.flagged + self.wrong + self.missed
-
-    def count(self, recorded: bool, correct: bool, flagged: bool) -> str:
-        """Count one turn; returns its outcome: ``wrong``, ``right``, ``flagged`` or ``missed``.
-
-        A recorded turn that differs from the truth is wrong even when it was also flagged.
-        """
-        if recorded and not correct:
-            outcome = "wrong"
-        elif recorded and not flagged:
-            outcome = "right"
-        else:
-            outcome = "flagged" if flagged else "missed"
-        setattr(self, outcome, getattr(self, outcome) + 1)
-        return outcome
-
-    def to_json(self) -> dict[str, int]:
-        """The four counts."""
-        return {"right": self.right, "flagged": self.flagged, "wrong": self.wrong, "missed": self.missed}
-
-
-class Film:
-    """Renders the frames of one board and feeds them to a table on a frame clock.
-
-    :param step: seconds between frames (1 / frames per second).
-    :param noise: sensor noise added to each still frame, in grey levels: a real camera's
-        frames never repeat exactly.
-    :param after: called after each frame has been processed.
-    """
-
-    def __init__(
-        self,
-        style: BoardStyle,
-        camera: Camera,
-        lighting: Lighting,
-        table: Table,
-        *,
-        step: float,
-        noise: float,
-        seed: int,
-        after: Callable[[], None] | None = None,
-    ) -> None:
-        self.style, self.camera, self.lighting = style, camera, lighting
-        self.after = after
-        self.table = table
-        self.step = step
-        self.noise = noise
-        self.t = 0.0
-        self.frame_seed = seed * 1_000_003
-        self.layout_seed = seed
-        self.noise_rng = np.random.default_rng(seed)
-
-    def _render(self, scene: BoardScene, *, hand: bool) -> np.ndarray:
-        self.frame_seed += 1
-        # The checkers nobody moved lie where they lay, frame after frame, as on a real board.
-        return render(
-            scene,
-            style=self.style,
-            camera=self.camera,
-            lighting=self.lighting,
-            hand=hand,
-            seed=self.frame_seed,
-            layout_seed=self.layout_seed,
-        ).image
-
-    def _feed(self, image: np.ndarray) -> list[Event]:
-        events = self.table.feed(image, self.t)
-        if self.after is not None:
-            self.after()
-        self.t += self.step
-        return events
-
-    def hands(self, scene: BoardScene, frames: int = HAND_FRAMES) -> list[Event]:
-        """A hand over the board, somewhere new every frame."""
-        events: list[Event] = []
-        for _ in range(frames):
-            events += self._feed(self._render(scene, hand=True))
-        return events
-
-    def still(self, scene: BoardScene, frames: int = STILL_FRAMES) -> list[Event]:
-        """One scene lying still; each frame with its own sensor noise."""
-        image = self._render(scene, hand=False)
-        events: list[Event] = []
-        for _ in range(frames):
-            if self.noise > 0:
-                grain = self.noise_rng.normal(0.0, self.noise, image.shape)
-                events += self._feed(np.clip(image + grain, 0, 255).astype(np.uint8))
-            else:
-                events += self._feed(image)
-        return events
-
-
-def rolling_half(seat: int) -> str:
-    """The half of the board, as player 1 sees it, on the right of the player at ``seat``: where
-    his dice must land."""
-    return "right" if seat == 1 else "left"
-
-
-def board_scene(
-    position: Position, seat: int, dice: tuple[DieSpec, ...] = (), cube: CubeSpec | None = None
-) -> BoardScene:
-    """The physical board of ``position`` (seen from the player at ``seat``) with dice and cube."""
-    points, bar, off = position.to_absolute(seat)
-    return BoardScene(points=tuple(points), bar=bar, off=off, dice=dice, cube=cube)
-
-
-def demo_record() -> MatchRecord:
-    """The shipped real match the demo plays again."""
-    text = resources.files("bgboard").joinpath("data", DEMO_MATCH).read_text(encoding="utf-8")
-    mat = read_mat(text, DEMO_MATCH)
-    if mat.problems:
-        raise ValueError(f"the demo game does not read cleanly: {mat.problems[0]}")
-    return mat.record
-
-
-def demo_setup() -> tuple[BoardStyle, Camera, Lighting]:
-    """The demo's board, camera and lamp: a classic board at 1280x720 under a lamp with glare."""
-    lighting = Lighting(glare=0.22, glare_position=(0.58, 0.4), glare_size=0.14, noise=3.0)
-    return STYLES["classic"], Camera(), lighting
-
-
-def wrong_board(state: MatchState, rng: random.Random) -> Position | None:
-    """A board a player might leave by misreading the roll: legal for some other roll, illegal now."""
-    dice = state.dice
-    assert dice is not None
-    good = legal_plays(state.position, dice).positions()
-    for other in rng.sample([Dice(a, b) for a in range(1, 7) for b in range(a, 7)], 21):
-        if other.sorted() == dice.sorted():
-            continue
-        wrong = sorted(legal_plays(state.position, other).positions() - good)
-        wrong = [w for w in wrong if judge(state.position, dice, w).verdict == "illegal"]
-        if wrong:
-            return rng.choice(wrong)
-    return None
-
-
 def _count(n: int, what: str) -> str:
     return f"{n} {what}{'' if n == 1 else 's'}"
-
-
-def played_as(state: MatchState, board: Position) -> str:
-    """The move that leaves ``board``, in players' notation: a play of some roll, as a player reads it."""
-    for first in range(6, 0, -1):
-        for second in range(first, 0, -1):
-            play = legal_plays(state.position, Dice(first, second)).play_for(board)
-            if play is not None and play:
-                return str(play)
-    return "a move"
-
-
-def _after(state: MatchState, play: Play | Position | str) -> Position:
-    """The board after ``play``, seen from the mover (as :func:`legal_plays` gives results)."""
-    if isinstance(play, Position):
-        return play
-    assert state.dice is not None
-    legal = legal_plays(state.position, state.dice)
-    if isinstance(play, str):
-        return legal.parse(play)[0]
-    wanted = str(play)
-    for position, canonical in legal.results.items():
-        if str(canonical) == wanted:
-            return position
-    raise ValueError(f"{play} is not a legal play of {state.dice} in {state.position.position_id()}")
-
-
-def same_match(state: MatchState, wanted: MatchState) -> bool:
-    """The same match, but for the order of the dice (a roll of 5-3 is a roll of 3-5)."""
-    return state == wanted or (state.dice is not None and replace(state, dice=wanted.dice) == wanted)
 
 
 def _lit(scene: LedScene) -> dict[str, str]:
@@ -268,109 +61,28 @@ def _lit(scene: LedScene) -> dict[str, str]:
     return {name: str(light) for name, light in scene.items() if not light.is_off}
 
 
-@dataclass
-class DemoReport:
-    """What happened over the demo game: the figures ``bench/table.py`` reports.
+def _drawn_panel(layout: LedLayout, console: EventSink) -> tuple[FakeLedPanel, Callable[[float], None]]:
+    """A panel that keeps the scenes, and a draw that tells the console the lights when they
+    change: each scene change drawn would be too many lines."""
+    panel = FakeLedPanel(layout)
+    drawn: list[LedScene] = []
 
-    :ivar rolls: rolls (and the opening roll) read right, flagged, wrong or missed.
-    :ivar moves: moves recognised right, flagged for checking, wrong ones accepted, missed.
-    :ivar cube: cube actions (doubles and takes) read from the cube, or given with buttons.
-    :ivar illegal_shown: wrong boards the players left on purpose.
-    :ivar illegal_flagged: of those, how many were lit as illegal.
-    :ivar move_latencies: from the first still frame after a move to the new LED scene.
-    :ivar roll_latencies: the same after a roll.
-    :ivar answers: what the players had to type or press, in order.
-    """
+    def draw(t: float) -> None:
+        scene = panel.last
+        if not panel.scenes or (drawn and drawn[-1] == scene):
+            return
+        drawn[:] = [scene]
+        lit = _lit(scene)
+        words = ", ".join(f"{name} {light}" for name, light in lit.items()) or "nothing"
+        console(LedsLit("leds", f"the LEDs show {words}", {"lit": lit}, t=t, scene=scene))
 
-    rolls: Tally = field(default_factory=Tally)
-    moves: Tally = field(default_factory=Tally)
-    cube: Tally = field(default_factory=Tally)
-    illegal_shown: int = 0
-    illegal_flagged: int = 0
-    move_latencies: list[Latency] = field(default_factory=list)
-    roll_latencies: list[Latency] = field(default_factory=list)
-    answers: list[str] = field(default_factory=list)
-    finished: bool = False
-    match_id: int | None = None
-    mat_file: Path | None = None
-    store_file: Path | None = None
-    seconds: float = 0.0
-    table: dict[str, float | int] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """JSON-ready figures."""
-
-        def ms(values: list[float]) -> float | None:
-            return round(1e3 * float(np.median(values)), 1) if values else None
-
-        def p95(values: list[float]) -> float | None:
-            return round(1e3 * float(np.percentile(values, 95)), 1) if values else None
-
-        walls = [x.wall for x in self.move_latencies]
-        return {
-            "rolls": self.rolls.to_json(),
-            "moves": self.moves.to_json(),
-            "cube": self.cube.to_json(),
-            "illegal_shown": self.illegal_shown,
-            "illegal_flagged": self.illegal_flagged,
-            "answers": len(self.answers),
-            "move_latency_ms_median": ms(walls),
-            "move_latency_ms_p95": p95(walls),
-            "finished": self.finished,
-            "seconds": round(self.seconds, 1),
-        }
-
-
-class Console:
-    """Where the demo talks: one line per event in players' words, or JSON Lines.
-
-    Lines starting with ``*`` say what the players do at the table; the others are bgboard.
-    """
-
-    def __init__(self, out: TextIO, json_lines: bool, *, names: tuple[str, str]) -> None:
-        self.out = out
-        self.json_lines = json_lines
-        self.names = names
-
-    def write(self, record: dict[str, Any], text: str) -> None:
-        """One event: ``record`` as a JSON line, or ``text`` as a console line."""
-        self.out.write((json.dumps(record) if self.json_lines else text) + "\n")
-        self.out.flush()
-
-    def table(self, text: str, t: float, **fields: Any) -> None:
-        """What the players do at the table (the demo's script, not bgboard's reading)."""
-        self.write({"event": "players", "t": round(t, 2), "text": text, **fields}, f"  * {text}")
-
-    def referee(self, event: Event, t: float) -> None:
-        """An event from the referee."""
-        self.write({**event.to_json(), "t": round(t, 2)}, f"{t:7.1f}s  {event.text}")
-
-    def lines(self, lines: list[str]) -> None:
-        """Free text (the LED board drawn); skipped in JSON mode."""
-        if not self.json_lines:
-            self.out.write("\n".join(lines) + "\n")
-            self.out.flush()
-
-
-class _DrawnPanel(TerminalLedPanel):
-    """The terminal panel, but only drawn when asked: each scene change would be too many lines."""
-
-    def __init__(self, layout: LedLayout, stream: TextIO) -> None:
-        super().__init__(layout, stream=stream, legend=False)
-        self.current: LedScene | None = None
-
-    def show(self, scene: LedScene) -> None:
-        self._check_open()
-        self.current = scene
-
-    def draw(self) -> None:
-        """Draw the scene showing now."""
-        if self.current is not None:
-            super().show(self.current)
+    return panel, draw
 
 
 @contextmanager
-def _sim_panel(layout: LedLayout, workdir: Path, console: Console) -> Iterator[tuple[LedPanel, Callable[[], None]]]:
+def _sim_panel(
+    layout: LedLayout, workdir: Path, console: EventSink
+) -> Iterator[tuple[LedPanel, Callable[[float], None]]]:
     """The real firmware in simavr behind a serial port, driven through the serial panel."""
     from firmware_bridge.emulator import Emulator, build_emulator
     from hardware.serial_panel import SerialLedPanel
@@ -390,12 +102,16 @@ def _sim_panel(layout: LedLayout, workdir: Path, console: Console) -> Iterator[t
                 if device is None
                 else (f"firmware {device.fw_major}.{device.fw_minor}.{device.fw_patch}, {device.led_count} LEDs")
             )
-            console.write(
-                {"event": "leds", "text": f"the real firmware in simavr ({about})", "port": emulator.port},
-                f"LEDs: the real firmware in simavr on {emulator.port} ({about})",
+            console(
+                Notice(
+                    "leds",
+                    f"the real firmware in simavr ({about})",
+                    {"port": emulator.port},
+                    console=f"LEDs: the real firmware in simavr on {emulator.port} ({about})",
+                )
             )
 
-            def report() -> None:
+            def report(t: float) -> None:
                 # What the firmware put on its data pin over the last blink period: a blinking
                 # LED is dark in half the frames.
                 panel.wait_shown(2.0)
@@ -411,282 +127,14 @@ def _sim_panel(layout: LedLayout, workdir: Path, console: Console) -> Iterator[t
                         if r or g or b:
                             lit.setdefault(layout.name_at(index) or str(index), f"#{r:02x}{g:02x}{b:02x}")
                 words = " ".join(f"{name}={rgb}" for name, rgb in sorted(lit.items()))
-                console.write(
-                    {"event": "firmware-leds", "sim_ms": frames[-1][0], "lit": lit},
-                    f"  the firmware lights {len(lit)} LEDs: {words}",
-                )
+                text = f"the firmware lights {len(lit)} LEDs: {words}"
+                console(Notice("firmware-leds", text, {"sim_ms": frames[-1][0], "lit": lit}, t=t, console=f"  {text}"))
 
             yield panel, report
         finally:
             panel.close()
     finally:
         emulator.stop()
-
-
-class DemoGame:
-    """Plays game ``game`` of ``record`` at a rendered table and follows what the referee says.
-
-    :param store: the match store; a match is started in it for the game.
-    :param panel: the LED panel the table drives (``None``: none).
-    :param console: where events go (``None``: nowhere, for the benchmark).
-    :param draw: called after events worth showing on the LEDs (illegal, please check, cube).
-    :param illegal: play one move wrong first, to show the illegal-move lights.
-    :param hints: teach mode with this hint engine: hints lit after each roll, feedback after
-        each move (``None``: no teach mode).
-    """
-
-    def __init__(
-        self,
-        record: MatchRecord,
-        game: int = 0,
-        *,
-        store: MatchStore,
-        panel: LedPanel | None = None,
-        console: Console | None = None,
-        draw: Callable[[], None] | None = None,
-        setup: tuple[BoardStyle, Camera, Lighting] | None = None,
-        fps: float = 5.0,
-        noise: float = 2.0,
-        seed: int = 7,
-        illegal: bool = True,
-        hints: HintEngine | None = None,
-    ) -> None:
-        self.record = record
-        self.game = game
-        self.store = store
-        self.console = console
-        self.draw = draw
-        self.rng = random.Random(seed)
-        self.illegal = illegal
-        style, camera, lighting = setup or demo_setup()
-        start = board_scene(Position.STARTING, 1, cube=CubeSpec(1, None))
-        shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
-        reader = BoardReader(calibrate(shot.image, shot.corners))
-        initial = record.initial_state(game)
-        self.names = (record.players[0], record.players[1])
-        self.match_id = store.start_match(
-            self.names, record.length, record.options, {"Event": "bgboard demo", "Round": f"game {game + 1}"}
-        )
-        self.controller = Controller(
-            initial, bottom_player=MatchConfig().bottom_player, names=self.names, teach=hints is not None
-        )
-        self.table = Table(
-            reader,
-            MotionGate(reader.homography),
-            self.controller,
-            panel=panel,
-            store=store,
-            match_id=self.match_id,
-            out=self._said,
-            hints=hints,
-        )
-        self._draw_pending = False
-        self.film = Film(style, camera, lighting, self.table, step=1.0 / fps, noise=noise, seed=seed, after=self._drawn)
-        self.truth = initial
-        self.cube = CubeSpec(1, None)
-        self.board = board_scene(Position.STARTING, 1, cube=self.cube)
-        self.report = DemoReport(match_id=self.match_id)
-
-    # -- talking ---------------------------------------------------------------------------
-
-    def _said(self, event: Event) -> None:
-        if self.console is not None:
-            self.console.referee(event, self.film.t)
-        if event.verdict in ("illegal", "check") or event.kind in ("take", "drop", "hint"):
-            # Drawn once the table has shown the scene this event leads to.
-            self._draw_pending = True
-
-    def _drawn(self) -> None:
-        if self._draw_pending and self.draw is not None:
-            self.draw()
-        self._draw_pending = False
-
-    def _do(self, text: str, **fields: Any) -> None:
-        if self.console is not None:
-            self.console.table(text, self.film.t, **fields)
-
-    def _answer(self, text: str, *, button: bool = False) -> list[Event]:
-        """The players answer the referee: a button, or a line typed at the console."""
-        self.report.answers.append(text)
-        self._do(f"the players {'press' if button else 'type'}: {text}", answer=text)
-        events = self.table.button(text, self.film.t) if button else self.table.command(text, self.film.t)
-        self._drawn()
-        return events
-
-    # -- the game ----------------------------------------------------------------------------
-
-    def play(self, moves: int | None = None) -> DemoReport:
-        """Play the whole game (or its first ``moves`` moves); returns the figures."""
-        started = time.perf_counter()
-        actions = self.record.games[self.game].actions
-        at = [i for i, a in enumerate(actions) if isinstance(a, Move)]
-        # The wrong move comes a few moves in, when the board has some life in it.
-        wrong_at = at[min(5, len(at) - 1)] if self.illegal and at else -1
-        for index, action in enumerate(actions):
-            if moves is not None and self.report.moves.total >= moves:
-                break
-            if isinstance(action, OpeningRoll):
-                self._opening(action)
-            elif isinstance(action, Roll):
-                self._roll(action.dice)
-            elif isinstance(action, Move):
-                self._move(action, wrong_first=index >= wrong_at >= 0 and self.report.illegal_shown == 0)
-            elif isinstance(action, Double):
-                self._cube(take=index + 1 < len(actions) and isinstance(actions[index + 1], Take))
-            elif isinstance(action, Take):
-                continue  # with its double
-            else:
-                # Resignations and drops have no picture on the board: they are given at the console.
-                self.truth = self.truth.apply(action)
-                self.table.command(type(action).__name__.lower(), self.film.t)
-        self.report.finished = self.controller.state.is_over()
-        self.report.seconds = time.perf_counter() - started
-        self.report.table = self.table.stats.summary()
-        return self.report
-
-    def _seat(self, player: int) -> int:
-        return self.controller.seat(player)
-
-    def _opening(self, action: OpeningRoll) -> None:
-        die0, die1 = action.die0, action.die1
-        dice = tuple(DieSpec(d, half=rolling_half(self._seat(p))) for p, d in ((0, die0), (1, die1)))
-        self._do(f"{self.names[0]} rolls {die0}, {self.names[1]} rolls {die1}", dice=[die0, die1])
-        events = self.film.hands(self.board)
-        before = len(self.table.stats.latencies)
-        events += self.film.still(replace(self.board, dice=dice))
-        self.report.roll_latencies += self.table.stats.latencies[before:]
-        self.truth = self.truth.apply(action)
-        bottom, top = (die1, die0) if self._seat(1) == 1 else (die0, die1)
-        self._settle_roll(events, f"dice {bottom}{top}")
-
-    def _roll(self, dice: Dice) -> None:
-        mover = self.truth.on_roll
-        assert mover is not None
-        half = rolling_half(self._seat(mover))
-        self._do(f"{self.names[mover]} rolls {dice.first}-{dice.second}", dice=[dice.first, dice.second])
-        specs = (DieSpec(dice.first, half=half), DieSpec(dice.second, half=half))
-        events = self.film.hands(self.board)
-        before = len(self.table.stats.latencies)
-        events += self.film.still(replace(self.board, dice=specs))
-        self.report.roll_latencies += self.table.stats.latencies[before:]
-        self.truth = self.truth.apply(Roll(dice))
-        self._settle_roll(events, f"dice {dice.first}{dice.second}")
-
-    def _settle_roll(self, events: list[Event], fix: str) -> None:
-        """Count a roll against the truth; the players set the referee right when it is not."""
-        kinds = [e.kind for e in events]
-        self.report.rolls.kinds.update(kinds)
-        recorded = any(isinstance(e.action, (Roll, OpeningRoll)) for e in events)
-        flagged = any(k in FLAGS for k in kinds)
-        outcome = self.report.rolls.count(recorded, same_match(self.controller.state, self.truth), flagged)
-        if outcome == "wrong":
-            self._answer("undo")
-        if not same_match(self.controller.state, self.truth):
-            self._answer(fix)
-        if not same_match(self.controller.state, self.truth):
-            raise RuntimeError(f"the referee did not take {fix!r}: the demo cannot go on")
-        # The truth follows the referee's order of the dice, which is the record's up to order.
-        self.truth = self.controller.state
-
-    def _cube(self, take: bool) -> None:
-        """A double, taken (the cube goes to the taker's side) or not (the players say so)."""
-        state = self.truth
-        assert state.on_roll is not None
-        doubler, taker = state.on_roll, 1 - state.on_roll
-        value = state.cube.value * 2
-        wanted = [state.apply(Double())]
-        if take:
-            wanted.append(wanted[0].apply(Take()))
-            self._do(
-                f"{self.names[doubler]} doubles to {value}; {self.names[taker]} takes and puts the cube on his side",
-                cube=value,
-            )
-            self.cube = CubeSpec(value, self._seat(taker))
-            self.board = replace(self.board, cube=self.cube)
-            events = self.film.hands(self.board, 2)
-            events += self.film.still(self.board)
-            flagged = any(e.kind in FLAGS for e in events)
-            now = self.controller.state
-            self.report.cube.count(any(isinstance(e.action, Double) for e in events), now in wanted, flagged)
-            self.report.cube.count(any(isinstance(e.action, Take) for e in events), now == wanted[1], flagged)
-        else:
-            self._do(f"{self.names[doubler]} doubles to {value}", cube=value)
-        for button, truth in zip(("double", "take"), wanted, strict=False):
-            if self.controller.state == state:
-                self._answer(button, button=True)
-            state = truth
-        self.truth = wanted[-1]
-        if self.controller.state != self.truth:
-            raise RuntimeError("the referee did not take the double: the demo cannot go on")
-
-    def _move(self, action: Move, *, wrong_first: bool) -> None:
-        state = self.truth
-        mover = state.on_roll
-        assert mover is not None and state.dice is not None
-        seat = self._seat(mover)
-        after = _after(state, action.play)
-        play = legal_plays(state.position, state.dice).play_for(after)
-        text = (str(play) or "no move") if play is not None else after.position_id()
-        events: list[Event] = []
-        if wrong_first:
-            wrong = wrong_board(state, self.rng)
-            if wrong is not None:
-                self._do(
-                    f"{self.names[mover]} plays it wrong: {played_as(state, wrong)}"
-                    f" that the {state.dice.first}-{state.dice.second} does not allow",
-                    before=state.position.position_id(),
-                    board=wrong.position_id(),
-                )
-                wrong_events = self.film.hands(board_scene(state.position, seat, cube=self.cube), 1)
-                wrong_events += self.film.hands(board_scene(wrong, seat, cube=self.cube), HAND_FRAMES - 1)
-                wrong_events += self.film.still(board_scene(wrong, seat, cube=self.cube))
-                self.report.illegal_shown += 1
-                if any(e.kind == "illegal" for e in wrong_events):
-                    self.report.illegal_flagged += 1
-                if self.controller.state != state:
-                    # Accepted as a move: the worst outcome, counted and taken back.
-                    self.report.moves.wrong += 1
-                    self._answer("undo")
-                self._do(f"{self.names[mover]} sees the red lights and plays {text} instead", play=text)
-                events += wrong_events
-        if events:
-            # From the wrong board to the right one.
-            events += self.film.hands(board_scene(after, seat, cube=self.cube), HAND_FRAMES)
-        else:
-            self._do(f"{self.names[mover]} plays {text}", play=text)
-            events += self.film.hands(board_scene(state.position, seat, cube=self.cube), 1)
-            events += self.film.hands(board_scene(after, seat, cube=self.cube), HAND_FRAMES - 1)
-        self.board = board_scene(after, seat, cube=self.cube)
-        before = len(self.table.stats.latencies)
-        events += self.film.still(self.board)
-        latencies = self.table.stats.latencies[before:]
-        self.truth = state.apply(Move(after))
-        recorded = [e for e in events if isinstance(e.action, Move)]
-        if not recorded and after == state.position:
-            # No legal move: nothing moves on the board, so the player says so with the button.
-            self._do(f"{self.names[mover]} cannot move")
-            more = self._answer("done", button=True)
-            events += more
-            recorded += [e for e in more if isinstance(e.action, Move)]
-        kinds = [e.kind for e in events if e.kind != "illegal" or not wrong_first]
-        self.report.moves.kinds.update(kinds)
-        if recorded:
-            self.report.move_latencies += latencies
-        flagged = any(k in FLAGS for k in kinds)
-        outcome = self.report.moves.count(bool(recorded), self.controller.state == self.truth, flagged)
-        if outcome == "wrong":
-            self._answer("undo")
-        if self.controller.state != self.truth:
-            asked = [e for e in events if e.kind == "please-check"]
-            if asked and asked[-1].fields.get("best") == str(play) and self.controller.please_check:
-                self._answer("done", button=True)
-            elif play is not None:
-                self._answer(f"correct {play}" if str(play) else "done", button=not str(play))
-            else:
-                self.controller.correct(after, self.film.t)
-                self.table.show()
-        if self.controller.state != self.truth:
-            raise RuntimeError(f"the referee did not take the move {text}: the demo cannot go on")
 
 
 def run_demo(
@@ -718,51 +166,44 @@ def run_demo(
     cv2.setNumThreads(1)
     record = demo_record()
     names = (record.players[0], record.players[1])
-    console = Console(stream, json_lines, names=names)
+    console = console_sink(stream, json_lines=json_lines, stamp=frame_clock(7, 1))
     folder = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="bgboard-demo-"))
     folder.mkdir(parents=True, exist_ok=True)
     store_file = folder / "demo.sqlite3"
     if store_file.exists():
         store_file.unlink()
     layout = LedLayout.standard()
-    console.write(
-        {
-            "event": "demo",
-            "text": "a real game replayed at a rendered table",
-            "players": list(names),
-            "length": record.length,
-            "source": "bglab (MIT), Backgammon Galaxy match 969172, game 1",
-        },
-        f"bgboard demo: {names[0]} vs {names[1]}, game 1 of a real {record.length}-point match "
-        "(Backgammon Galaxy, from the bglab collection, MIT licence), played again on a rendered board.\n"
-        "Lines with * are what the players do; the others are what bgboard reads, judges and records.",
+    console(
+        Notice(
+            "demo",
+            "a real game replayed at a rendered table",
+            {
+                "players": list(names),
+                "length": record.length,
+                "source": "bglab (MIT), Backgammon Galaxy match 969172, game 1",
+            },
+            console=f"bgboard demo: {names[0]} vs {names[1]}, game 1 of a real {record.length}-point match "
+            "(Backgammon Galaxy, from the bglab collection, MIT licence), played again on a rendered board.\n"
+            "Lines with * are what the players do; the others are what bgboard reads, judges and records.",
+        )
     )
     with ExitStack() as stack:
         store = stack.enter_context(MatchStore(store_file))
         panel: LedPanel | None = None
-        draw: Callable[[], None] | None = None
+        draw: Callable[[float], None] | None = None
         if leds == "terminal":
-            drawn = _DrawnPanel(layout, stream)
-            panel = drawn
-
-            def draw_terminal() -> None:
-                if json_lines and drawn.current is not None:
-                    console.write({"event": "leds", "lit": _lit(drawn.current)}, "")
-                elif not json_lines:
-                    drawn.draw()
-
-            draw = draw_terminal
+            panel, draw = _drawn_panel(layout, console)
         elif leds == "sim":
             panel, draw = stack.enter_context(_sim_panel(layout, folder / "emulator", console))
         else:
             panel = FakeLedPanel(layout)
-        hints = stack.enter_context(GnubgHints(os.environ.get("BGBOARD_GNUBG") or None)) if teach else None
+        hints = stack.enter_context(gnubg_hints()) if teach else None
         game = DemoGame(
             record,
             0,
             store=store,
             panel=panel,
-            console=console,
+            sinks=[console],
             draw=draw,
             seed=seed,
             fps=fps,
@@ -779,15 +220,19 @@ def run_demo(
         illegal = "no illegal move was played"
     else:
         illegal = f"the illegal move was {'lit' if report.illegal_flagged else 'not lit'}"
-    console.write(
-        {"event": "summary", **figures},
-        f"\n{_count(played.total, 'move')}: {played.right} read right from the camera, {played.flagged} checked by the "
+    text = (
+        f"{_count(played.total, 'move')}: {played.right} read right from the camera, {played.flagged} checked by the "
         f"players, {played.wrong} wrong accepted; {_count(rolls.total, 'roll')}: {rolls.right} read right, "
         f"{rolls.flagged} checked, {rolls.missed} not seen, {rolls.wrong} wrong; {illegal}; "
-        f"{_count(len(report.answers), 'answer')} from the players; {report.seconds:.0f} s.",
+        f"{_count(len(report.answers), 'answer')} from the players; {report.seconds:.0f} s."
     )
-    console.write(
-        {"event": "exported", "text": f"match written to {mat}", "mat": str(mat), "store": str(store_file)},
-        f"match store: {store_file}\nmatch written to {mat}",
+    console(Notice("summary", text, figures, console=f"\n{text}"))
+    console(
+        Notice(
+            "exported",
+            f"match written to {mat}",
+            {"mat": str(mat), "store": str(store_file)},
+            console=f"match store: {store_file}\nmatch written to {mat}",
+        )
     )
     return 0 if report.finished or moves is not None else 1

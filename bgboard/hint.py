@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from typing import TextIO
 
+from bgboard.config import gnubg_hints
 from engine.dice import Dice
 from engine.errors import BackgammonError
-from engine.hints import CubeAdvice, GnubgHints, RankedPlay
+from engine.hints import CubeAdvice, RankedPlay
 from engine.match import MatchState, Phase
 from engine.position import Position
 
@@ -86,8 +86,7 @@ def run_hint(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``bgboard hint`` with parsed arguments; see the module docstring."""
     state = state_from_args(args.gnubgid, args.xgid)
     dice = Dice.parse(args.dice) if args.dice else state.dice
-    # BGBOARD_GNUBG names the program when it is not on PATH or in /usr/games.
-    with GnubgHints(os.environ.get("BGBOARD_GNUBG") or None, timeout=args.timeout) as hints:
+    with gnubg_hints(timeout=args.timeout) as hints:
         if dice is not None:
             plays = hints.plays(state, dice, ply=args.ply, n=args.n)
             if args.json:

@@ -24,17 +24,17 @@ program named by ``$BGBOARD_GNUBG``, else gnubg on the path) for the table to as
 it at the end. The table asks it from the referee's own thread: a 0-ply hint takes about
 10 ms, less than a camera frame.
 
-Everything the players are told goes through :class:`Console`: one line per event in players'
-words with the time, or one JSON object per line. The referee's own news (started, camera
-lost, LEDs back, stopped) are :class:`~bgboard.controller.Event` values too, so both outputs
-have one shape.
+Everything the players are told is an :class:`~bgboard.events.Event` sent to the table's
+sinks (:mod:`bgboard.events`): the console, one line per event in players' words with the
+time or one JSON object per line, and the match store. The referee's own news (started,
+camera lost, LEDs back, stopped) go the same way, so every output has one shape. The table
+itself is built by :meth:`~bgboard.table.Table.from_config`, with the set-up helpers of
+:mod:`bgboard.table`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import queue
 import threading
 import time
@@ -44,19 +44,25 @@ from typing import Any, Final, TextIO
 
 import numpy as np
 
-from bgboard.config import Config
-from bgboard.controller import Controller, Event
+from bgboard.config import Config, gnubg_hints
+from bgboard.events import Event, console_sink
 from bgboard.store import MatchStore, StoreError
-from bgboard.table import Table
+from bgboard.table import (
+    SetupError,
+    Table,
+    camera_reason,
+    describe_state,
+    load_reader,
+    new_match,
+    open_store,
+)
 from engine.hints import GnubgHints
 from engine.match import Phase
 from hardware.layout import LedLayout
-from hardware.panels import LedPanel
-from hardware.scene import Scene
+from hardware.panels import DimmedPanel, ManagedPanel
 from vision.frames import CameraError, Frame, FrameSource, is_live, open_source, opencv_errors_only, source_kind
 from vision.profile import ProfileError
 from vision.reader import BoardReader
-from vision.stabiliser import MotionGate
 
 log = logging.getLogger(__name__)
 
@@ -85,10 +91,6 @@ CAMERA_BACK: Final = "the camera is sending frames again"
 SourceFactory = Callable[[str], FrameSource]
 
 
-class SetupError(Exception):
-    """The referee cannot start as configured; the message says which setting and how to set it."""
-
-
 class StoppedError(SetupError):
     """Told to stop (Ctrl-C, SIGTERM) while still starting: nothing was recorded."""
 
@@ -113,12 +115,6 @@ def stuck_threads() -> list[threading.Thread]:
     with _STUCK_LOCK:
         _STUCK[:] = [thread for thread in _STUCK if thread.is_alive()]
         return list(_STUCK)
-
-
-def camera_reason(url: str, exc: BaseException) -> str:
-    """Why a camera failed, without the address the frame sources put in front."""
-    text = str(exc).strip() or type(exc).__name__
-    return text[len(url) + 2 :] if text.startswith(f"{url}: ") else text
 
 
 class StillImage:
@@ -178,36 +174,6 @@ def still_if_one_image(source: FrameSource) -> FrameSource:
     if isinstance(source, ImageFiles) and len(source.paths) == 1:
         return StillImage(source, source.fps)
     return source
-
-
-# -- the console ----------------------------------------------------------------------------
-
-
-class Console:
-    """Print events: ``HH:MM:SS  text`` lines, or one JSON object per line.
-
-    :param out: the stream to write to (flushed after every line, so a pipe sees each event).
-    :param json_lines: write ``json.dumps(event.to_json())`` instead of text.
-    :param stamp: the time prefix of a text line (default: the local wall clock).
-    """
-
-    def __init__(self, out: TextIO, *, json_lines: bool = False, stamp: Callable[[], str] | None = None) -> None:
-        self.out = out
-        self.json_lines = json_lines
-        self.stamp = stamp or (lambda: time.strftime("%H:%M:%S"))
-        # Writes come from the referee's loop, but the CLI's error paths may write too.
-        self._lock = threading.Lock()
-
-    def __call__(self, event: Event) -> None:
-        """Print one event."""
-        line = json.dumps(event.to_json(), ensure_ascii=False) if self.json_lines else f"{self.stamp()}  {event.text}"
-        with self._lock:
-            self.out.write(line + "\n")
-            self.out.flush()
-
-    def say(self, kind: str, text: str, **fields: Any) -> None:
-        """Print a referee-level event (not the controller's) in the same shape."""
-        self(Event(kind, text, fields))
 
 
 # -- the camera thread ----------------------------------------------------------------------
@@ -480,62 +446,6 @@ class CameraFeed:
             _left_behind(closer)
 
 
-# -- the LED panel -------------------------------------------------------------------------
-
-
-class DimmedPanel:
-    """An LED panel showing every scene at the configured brightness.
-
-    Also passes on what the referee asks of particular panels: ``refresh``/``animated`` (a
-    74HC595 chain blinks only when refreshed) and ``connected`` (the serial link's state).
-
-    :param panel: the panel underneath.
-    :param brightness: 0 (dark) to 1 (full).
-    """
-
-    def __init__(self, panel: LedPanel, brightness: float) -> None:
-        self.panel = panel
-        self.brightness = max(0, min(255, round(255 * brightness)))
-
-    @property
-    def layout(self) -> LedLayout:
-        """The layout of the panel underneath."""
-        return self.panel.layout
-
-    def show(self, scene: Scene) -> None:
-        """Show ``scene`` at the configured brightness."""
-        self.panel.show(scene.with_brightness(self.brightness * scene.brightness // 255))
-
-    def close(self) -> None:
-        """Close the panel underneath."""
-        self.panel.close()
-
-    @property
-    def connected(self) -> bool | None:
-        """Whether the LED controller's link is up; ``None`` for panels without a link."""
-        value = getattr(self.panel, "connected", None)
-        return value if isinstance(value, bool) else None
-
-    def refresh(self) -> None:
-        """Bring blinking LEDs up to date, on panels that blink only when told to."""
-        refresh = getattr(self.panel, "refresh", None)
-        if refresh is not None and getattr(self.panel, "animated", False):
-            refresh()
-
-    def blank(self) -> None:
-        """Every LED dark; for the serial panel, wait briefly for the device to show it."""
-        self.panel.show(Scene.dark())
-        wait = getattr(self.panel, "wait_shown", None)
-        if wait is not None:
-            wait(0.5)
-
-    def __enter__(self) -> DimmedPanel:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 # -- the queue's messages -------------------------------------------------------------------
 
 
@@ -570,81 +480,6 @@ class _End:
 
 
 _Message = _FrameReady | _Button | _Line | _Tick | _Say | _End
-
-
-# -- setting up -----------------------------------------------------------------------------
-
-
-def load_reader(config: Config, name: str = "camera.profile") -> BoardReader:
-    """The board reader for ``config``'s calibration profile.
-
-    :param name: how errors name the setting (the key, or the flag that gave it).
-    :raises SetupError: no profile is configured, or it cannot be read.
-    """
-    from vision.profile import Profile, ProfileError
-
-    path = config.camera.profile
-    if path is None:
-        raise SetupError(
-            "no calibration profile: set camera.profile in the config file ([camera] profile ="
-            ' "board.toml"), BGBOARD_CAMERA_PROFILE, or --profile FILE'
-            " (make one with bgboard vision calibrate)"
-        )
-    try:
-        return BoardReader(Profile.load(path))
-    except (ProfileError, OSError) as exc:
-        raise SetupError(f"{name}: cannot use the calibration profile: {exc}") from None
-
-
-def open_store(config: Config, name: str = "store.path") -> MatchStore:
-    """The match store ``config`` names.
-
-    :param name: how errors name the setting (the key, or the flag that gave it).
-    :raises SetupError: it cannot be opened.
-    """
-    path = config.store.resolved_path()
-    try:
-        return MatchStore(path)
-    except StoreError as exc:
-        raise SetupError(f"{name}: {exc}") from None
-
-
-def new_match(store: MatchStore, config: Config) -> int:
-    """Start the match ``config.match`` describes in ``store``; its id.
-
-    :raises SetupError: the players or the length are not usable.
-    """
-    match = config.match
-    try:
-        return store.start_match(match.players, match.length, match.options())
-    except StoreError as exc:
-        raise SetupError(f"match: {exc}") from None
-
-
-_DOING: Final = {
-    Phase.ROLL: "to roll or double",
-    Phase.MOVE: "to move",
-    Phase.DOUBLED: "has doubled",
-    Phase.RESIGNED: "offers to resign",
-}
-
-
-def describe_state(store: MatchStore, match_id: int) -> str:
-    """Where a match stands, in a few words: players, length, score, whose turn."""
-    summary = store.summary(match_id)
-    state = store.state(match_id)
-    names = summary.players
-    length = f"{summary.length}-point match" if summary.length else "money session"
-    words = f"match {match_id}, {names[0]} vs {names[1]}, {length}"
-    words += f", score {state.score[0]}-{state.score[1]}"
-    if state.cube.value > 1:
-        words += f", cube {state.cube.value}"
-    doing = _DOING.get(state.phase)
-    if doing is not None and state.on_roll is not None:
-        words += f", {names[state.on_roll]} {doing}"
-    elif state.phase is Phase.OPENING or state.phase is Phase.GAME_OVER:
-        words += ", waiting for the opening roll"
-    return words
 
 
 # -- the referee ----------------------------------------------------------------------------
@@ -696,7 +531,7 @@ class Referee:
         resume: bool = False,
         source_factory: SourceFactory = open_source,
         reader: BoardReader | None = None,
-        panel: LedPanel | None = None,
+        panel: ManagedPanel | None = None,
         store: MatchStore | None = None,
         stdin: TextIO | None = None,
         buttons: Callable[[dict[str, Any], Callable[[str], None]], Any] | None = None,
@@ -719,7 +554,8 @@ class Referee:
         self.source_url = source
         self._given = dict(given or {})
         self._settings_kept: str | None = None
-        self.console = Console(out, json_lines=json_lines)
+        #: Where the events are printed: text in players' words, or JSON Lines.
+        self.console = console_sink(out, json_lines=json_lines)
         self.resume = resume
         self.stdin = stdin
         self.clock = clock
@@ -775,26 +611,16 @@ class Referee:
                 self.store = store
             # Nothing starts until the first hint, so a missing gnubg is said at the first roll.
             if config.match.teach:
-                self.hints = GnubgHints(os.environ.get("BGBOARD_GNUBG") or None, timeout=HINT_TIMEOUT)
+                self.hints = gnubg_hints(timeout=HINT_TIMEOUT)
             self.match_id, state_words = self._match()
-            controller = Controller(
-                self.store.state(self.match_id),
-                mode=config.match.mode,
-                settle=config.camera.settle,
-                bottom_player=config.match.bottom_player,
-                names=self.store.summary(self.match_id).players,
-                teach=config.match.teach,
-            )
-            self.table = Table(
+            self.table = Table.from_config(
+                config,
                 reader,
-                MotionGate(reader.homography, settle=config.camera.settle),
-                controller,
-                panel=self.panel,
                 store=self.store,
                 match_id=self.match_id,
-                out=self.console,
+                panel=self.panel,
+                sinks=[self.console],
                 hints=self.hints,
-                hint_ply=config.match.hint_ply,
             )
         except BaseException:
             self._close()
@@ -853,7 +679,7 @@ class Referee:
             f" ({players[0]} vs {players[1]}, {kind}); leave out --resume for a new match"
         )
 
-    def _open_panel(self) -> LedPanel:
+    def _open_panel(self) -> ManagedPanel:
         from hardware.layout import LayoutError
         from hardware.panels import PanelError, open_panel
 
@@ -906,6 +732,10 @@ class Referee:
             self._slot_lock.notify_all()
         return taken
 
+    def _say(self, kind: str, text: str, **fields: Any) -> None:
+        """From the loop: send the referee's own news down the table's stream, at the table's time."""
+        self.table.say(Event(kind, text, fields), self._last_t)
+
     def _say_later(self, kind: str, text: str, **fields: Any) -> None:
         """From another thread: print an event in its turn, from the loop."""
         self._queue.put(_Say(Event(kind, text, fields)))
@@ -945,9 +775,9 @@ class Referee:
                 threading.Thread(target=self._read_keyboard, args=(self.stdin,), name="keyboard", daemon=True)
             )
         kind = "resumed" if self.resume else "started"
-        self.console.say(kind, f"{kind} {self._state_words}", match=self.match_id)
+        self._say(kind, f"{kind} {self._state_words}", match=self.match_id)
         if self._settings_kept is not None:
-            self.console.say("settings-kept", self._settings_kept, match=self.match_id)
+            self._say("settings-kept", self._settings_kept, match=self.match_id)
         try:
             self.table.show()
             for thread in threads:
@@ -1012,12 +842,12 @@ class Referee:
                 self._tick_pending.clear()
                 self._housekeeping()
             case _Say(event):
-                self.console(event)
+                self.table.say(event, self._last_t)
             case _End(why):
                 self.ended = why
         if any(event.kind == "match-over" for event in events):
             self.ended = "the match is over"
-            self.console.say(
+            self._say(
                 "export",
                 f"the match is recorded: {self._export_hint()} writes it for GNU Backgammon",
                 match=self.match_id,
@@ -1059,11 +889,11 @@ class Referee:
             return
         before, self._link_up = self._link_up, up
         if up and before is None:
-            self.console.say("leds-connected", "the LED controller is connected")
+            self._say("leds-connected", "the LED controller is connected")
         elif up:
-            self.console.say("leds-back", "the LED controller is back: the board is shown again")
+            self._say("leds-back", "the LED controller is back: the board is shown again")
         elif before:
-            self.console.say("leds-lost", "the LED controller stopped answering: reconnecting (the match goes on)")
+            self._say("leds-lost", "the LED controller stopped answering: reconnecting (the match goes on)")
 
     def _finish(self) -> None:
         """Say why the referee stops, then blank the LEDs and close what it opened."""
@@ -1072,7 +902,7 @@ class Referee:
             text = "stopped: the match is over"
         else:
             text = f"stopped: match {self.match_id} is recorded so far; bgboard referee --resume carries on"
-        self.console.say("stopped", text, match=self.match_id, frames=self.table.stats.frames)
+        self._say("stopped", text, match=self.match_id, frames=self.table.stats.frames)
         self._keep_learning(now=True)
         self._close()
 

@@ -7,27 +7,25 @@ store), synchronously, one frame after another, as fast as they can be read. Eac
 is its own timestamp (a video's frame rate, 10 a second for images), or its index over
 ``fps`` when that is given. A folder with one photo per scene needs ``hold``: each photo is
 then shown for that many seconds, as a camera would film the board left alone. The events
-are printed as ``bgboard referee`` prints them, then a one-line summary.
+are printed as ``bgboard referee`` prints them (the same sinks, :mod:`bgboard.events`), then a
+one-line summary.
 
 Without a store path the match is kept in memory: a replay never writes to the players' store.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from bgboard.config import Config
-from bgboard.controller import Controller, Event
-from bgboard.referee import Console, SetupError, camera_reason, load_reader, new_match
+from bgboard.events import Event, Notice, console_sink, frame_clock
 from bgboard.store import MatchStore, StoreError
-from bgboard.table import Table
+from bgboard.table import SetupError, Table, camera_reason, load_reader, new_match
 from vision.frames import CameraError, Frame, FrameSource, open_source, opencv_errors_only
 from vision.profile import ProfileError
-from vision.stabiliser import MotionGate
 
 #: Frames a second of a held photo when no rate is given.
 HOLD_FPS = 5.0
@@ -75,6 +73,12 @@ class ReplaySummary:
             f"replay: {self.frames} frames, {self.reads} reads, {self.rolls} rolls and {self.moves} moves"
             f" recorded, {self.flagged} flagged"
         )
+
+    def notice(self) -> Notice:
+        """The summary as the last event of the replay (its JSON: :meth:`to_json`)."""
+        fields = self.to_json()
+        del fields["event"], fields["text"]
+        return Notice("summary", self.text(), fields)
 
     def to_json(self) -> dict[str, Any]:
         """The summary as one JSON object (the last line with ``--json``)."""
@@ -148,12 +152,8 @@ def replay(
         except CameraError as exc:
             raise SetupError(f"cannot replay {source}: frame {index + 1}: {exc}") from None
 
-    console = Console(out, json_lines=json_lines, stamp=lambda: f"{t:8.2f}s")
+    console = console_sink(out, json_lines=json_lines, stamp=frame_clock(8, 2))
     summary = ReplaySummary()
-
-    def say(event: Event) -> None:
-        summary.count(event)
-        console(event)
 
     try:
         # The first frame before the store: a source that gives none records no match.
@@ -171,21 +171,8 @@ def replay(
         with store:
             match_id = new_match(store, config)
             summary.match_id = match_id
-            controller = Controller(
-                store.state(match_id),
-                mode=config.match.mode,
-                settle=config.camera.settle,
-                bottom_player=config.match.bottom_player,
-                names=store.summary(match_id).players,
-            )
-            table = Table(
-                reader,
-                MotionGate(reader.homography, settle=config.camera.settle),
-                controller,
-                store=store,
-                match_id=match_id,
-                out=say,
-            )
+            # No hint engine: a replay is not taught (teach mode needs a running gnubg).
+            table = Table.from_config(config, reader, store=store, match_id=match_id, sinks=[summary.count, console])
             try:
                 frame: Frame | None = first
                 while frame is not None:
@@ -206,9 +193,5 @@ def replay(
             summary.reads = table.stats.reads
     finally:
         frames.close()
-    if json_lines:
-        out.write(json.dumps(summary.to_json(), ensure_ascii=False) + "\n")
-    else:
-        out.write(summary.text() + "\n")
-    out.flush()
+    console(summary.notice())
     return summary

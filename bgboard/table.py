@@ -4,7 +4,8 @@
 :class:`Table` joins the parts that already exist: the :class:`~vision.stabiliser.MotionGate`
 decides whether the board is still, the :class:`~vision.reader.BoardReader` reads still frames,
 the :class:`~bgboard.controller.Controller` turns readings, buttons and commands into events,
-and each batch of events goes to the console callback, the match store and the LED panel.
+and each batch of events, stamped with its time, goes to the table's sinks
+(:mod:`bgboard.events`: the console, the match store...) and then the LED panel.
 
 With a hint engine (teach mode), the controller's ``hint-wanted`` events are answered here, at
 once and in the same thread: the engine is asked (every play for a move, the cube advice before
@@ -16,20 +17,28 @@ teach mode then stops asking by itself, refereeing goes on, and the hint button 
 It is synchronous and keeps no clock of its own: every input carries its time, so the referee
 loop, the demo and the tests drive it the same way. Reading a frame is the expensive step
 (tens of milliseconds), so a still scene is read once per still period, not once per frame.
+
+:meth:`Table.from_config` assembles the pipeline (motion gate, controller, table, the store's
+sink) the same way for ``bgboard referee``, ``bgboard replay``, the demo and the benchmark;
+the set-up helpers beside it (:func:`load_reader`, :func:`open_store`, :func:`new_match`,
+:func:`describe_state`) raise :class:`SetupError` naming the setting to fix.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Final
 
 import numpy as np
 
-from bgboard.controller import Controller, Event, store_event
-from bgboard.store import MatchStore
+from bgboard.config import Config
+from bgboard.controller import Controller
+from bgboard.events import Event, EventSink, Sinks, StoreSink
+from bgboard.store import MatchStore, StoreError
 from engine.hints import HintEngine, HintError, check_ply
-from engine.match import Phase
+from engine.match import MatchState, Phase
 from hardware.panels import LedPanel
 from hardware.scene import Scene
 from vision.reader import BoardReader
@@ -123,16 +132,16 @@ class Table:
     :param gate: tells moving frames from still ones (made with the reader's homography).
     :param controller: follows the match.
     :param panel: shows :meth:`Controller.scene` whenever it changes.
-    :param store: records the events' actions under ``match_id``.
-    :param match_id: the store's match (required with ``store``).
-    :param out: called with every event, in order (the console).
+    :param sinks: where every event goes, in order (:mod:`bgboard.events`: the console, the
+        match store's :class:`~bgboard.events.StoreSink`...); more can be added to
+        :attr:`sinks` later.
     :param agree: still readings that must agree before one is passed on; 1 reads each still
         period once, more fuses several frames with a :class:`~vision.stabiliser.Stabiliser`.
     :param clock: the processing clock for :class:`TableStats` (seconds).
     :param hints: answers the controller's ``hint-wanted`` events (teach mode, the hint
         button); ``None``: a hint asked for is said to be unavailable.
     :param hint_ply: the hint engine's search depth.
-    :raises ValueError: a store without a match id, ``agree`` below 1, or a bad ``hint_ply``.
+    :raises ValueError: ``agree`` below 1, or a bad ``hint_ply``.
     """
 
     def __init__(
@@ -142,25 +151,19 @@ class Table:
         controller: Controller,
         *,
         panel: LedPanel | None = None,
-        store: MatchStore | None = None,
-        match_id: int | None = None,
-        out: Callable[[Event], None] | None = None,
+        sinks: Iterable[EventSink] = (),
         agree: int = 1,
         clock: Callable[[], float] = time.perf_counter,
         hints: HintEngine | None = None,
         hint_ply: int = 0,
     ) -> None:
-        if store is not None and match_id is None:
-            raise ValueError("a store needs the match id to record under")
         if agree < 1:
             raise ValueError(f"agree is at least 1, not {agree!r}")
         self.reader = reader
         self.gate = gate
         self.controller = controller
         self.panel = panel
-        self.store = store
-        self.match_id = match_id
-        self.out = out
+        self.sinks = Sinks(*sinks)
         self.hints = hints
         self.hint_ply = check_ply(hint_ply)
         # After the engine failed once, teach mode's own requests are dropped (each could wait
@@ -182,6 +185,70 @@ class Table:
         self._period: tuple[float, float] | None = None
         self.last_gate: GateState | None = None
         self.last_reading: BoardReading | None = None
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config,
+        reader: BoardReader | None = None,
+        *,
+        store: MatchStore | None = None,
+        match_id: int | None = None,
+        state: MatchState | None = None,
+        names: tuple[str, str] | None = None,
+        panel: LedPanel | None = None,
+        sinks: Iterable[EventSink] = (),
+        hints: HintEngine | None = None,
+        profile_name: str = "camera.profile",
+    ) -> Table:
+        """The whole pipeline as ``config`` sets it: board reader, motion gate, controller, table.
+
+        - The reader is ``reader``, else the one for ``config.camera.profile``
+          (:func:`load_reader`).
+        - The gate and the controller wait ``config.camera.settle`` seconds of stillness; the
+          controller follows ``config.match`` (mode, the player at the bottom, hint depth).
+        - Teach mode is on exactly when there is a hint engine to ask (``hints``): whoever
+          runs the table starts one when ``config.match.teach`` asks for it.
+        - The match is ``state``, else the store's match ``match_id`` as it stands; the players'
+          names are ``names``, else the store's, else ``config.match.players``.
+        - The events go to ``sinks`` in order, then, with a store, to a
+          :class:`~bgboard.events.StoreSink` recording them under ``match_id``.
+
+        :param profile_name: how errors name the profile's setting (``--profile`` when given so).
+        :raises SetupError: no reader given, and the profile cannot be used.
+        :raises ValueError: a store without a match id, or neither a store nor a state.
+        """
+        if store is not None:
+            if match_id is None:
+                raise ValueError("a store needs the match id to record under")
+            state = store.state(match_id) if state is None else state
+            names = store.summary(match_id).players if names is None else names
+        if state is None:
+            raise ValueError("the table needs the match: a state, or a store and its match id")
+        if reader is None:
+            reader = load_reader(config, profile_name)
+        match = config.match
+        controller = Controller(
+            state,
+            mode=match.mode,
+            settle=config.camera.settle,
+            bottom_player=match.bottom_player,
+            names=names if names is not None else match.players,
+            teach=hints is not None,
+        )
+        everywhere = list(sinks)
+        if store is not None:
+            assert match_id is not None
+            everywhere.append(StoreSink(store, match_id))
+        return cls(
+            reader,
+            MotionGate(reader.homography, settle=config.camera.settle),
+            controller,
+            panel=panel,
+            sinks=everywhere,
+            hints=hints,
+            hint_ply=match.hint_ply,
+        )
 
     def feed(self, image: np.ndarray, t: float) -> list[Event]:
         """Process one camera frame taken at ``t`` (seconds); returns the events it caused."""
@@ -216,7 +283,7 @@ class Table:
         if not gate.moving and self._period is None and gate.still_since is not None:
             self._period = (gate.still_since, 0.0)
         events = self._answer_hints(events, t)
-        shown = self._handle(events)
+        events, shown = self._handle(events, t)
         elapsed = self._clock() - start
         self.stats.feed_seconds.append(elapsed)
         if self._period is not None:
@@ -229,15 +296,18 @@ class Table:
     def button(self, name: str, t: float) -> list[Event]:
         """A button press (``done``, ``undo``, ``double``...) at ``t``."""
         events = self._answer_hints(self.controller.on_button(name, t), t)
-        self._handle(events)
-        return events
+        return self._handle(events, t)[0]
 
     def command(self, text: str, t: float) -> list[Event]:
         """A line typed at the console at ``t``."""
         events = self._answer_hints(self.controller.on_command(text, t), t)
         self._learn(events)
-        self._handle(events)
-        return events
+        return self._handle(events, t)[0]
+
+    def say(self, event: Event, t: float | None = None) -> None:
+        """Send ``event`` to the sinks with the table's own: news from whoever runs the table
+        (the referee's camera and LEDs, the demo's players), stamped with ``t`` if given."""
+        self.sinks(event.at(t))
 
     def show(self) -> bool:
         """Show the controller's scene if it differs from the one showing; whether it changed.
@@ -319,12 +389,98 @@ class Table:
         self._unavailable_said = True
         return [Event("hint-unavailable", f"no hint: {reason}; refereeing goes on", {"reason": reason})]
 
-    def _handle(self, events: list[Event]) -> bool:
-        """Tell, store, then show: a store failure must not leave the LEDs ahead of the record."""
-        for event in events:
-            if self.out is not None:
-                self.out(event)
-            if self.store is not None:
-                assert self.match_id is not None
-                store_event(self.store, self.match_id, event)
-        return self.show()
+    def _handle(self, events: list[Event], t: float) -> tuple[list[Event], bool]:
+        """Stamp the events with ``t`` and deliver them, then show the scene: the sinks (the
+        store among them) first, so a store failure never leaves the LEDs ahead of the record.
+
+        Returns the stamped events and whether the scene changed.
+        """
+        stamped = [event.at(t) for event in events]
+        for event in stamped:
+            self.sinks(event)
+        return stamped, self.show()
+
+
+# -- setting up ------------------------------------------------------------------------------
+
+
+class SetupError(Exception):
+    """The table cannot start as configured; the message says which setting and how to set it."""
+
+
+def camera_reason(url: str, exc: BaseException) -> str:
+    """Why a camera failed, without the address the frame sources put in front."""
+    text = str(exc).strip() or type(exc).__name__
+    return text[len(url) + 2 :] if text.startswith(f"{url}: ") else text
+
+
+def load_reader(config: Config, name: str = "camera.profile") -> BoardReader:
+    """The board reader for ``config``'s calibration profile.
+
+    :param name: how errors name the setting (the key, or the flag that gave it).
+    :raises SetupError: no profile is configured, or it cannot be read.
+    """
+    from vision.profile import Profile, ProfileError
+
+    path = config.camera.profile
+    if path is None:
+        raise SetupError(
+            "no calibration profile: set camera.profile in the config file ([camera] profile ="
+            ' "board.toml"), BGBOARD_CAMERA_PROFILE, or --profile FILE'
+            " (make one with bgboard vision calibrate)"
+        )
+    try:
+        return BoardReader(Profile.load(path))
+    except (ProfileError, OSError) as exc:
+        raise SetupError(f"{name}: cannot use the calibration profile: {exc}") from None
+
+
+def open_store(config: Config, name: str = "store.path") -> MatchStore:
+    """The match store ``config`` names.
+
+    :param name: how errors name the setting (the key, or the flag that gave it).
+    :raises SetupError: it cannot be opened.
+    """
+    path = config.store.resolved_path()
+    try:
+        return MatchStore(path)
+    except StoreError as exc:
+        raise SetupError(f"{name}: {exc}") from None
+
+
+def new_match(store: MatchStore, config: Config) -> int:
+    """Start the match ``config.match`` describes in ``store``; its id.
+
+    :raises SetupError: the players or the length are not usable.
+    """
+    match = config.match
+    try:
+        return store.start_match(match.players, match.length, match.options())
+    except StoreError as exc:
+        raise SetupError(f"match: {exc}") from None
+
+
+_DOING: Final = {
+    Phase.ROLL: "to roll or double",
+    Phase.MOVE: "to move",
+    Phase.DOUBLED: "has doubled",
+    Phase.RESIGNED: "offers to resign",
+}
+
+
+def describe_state(store: MatchStore, match_id: int) -> str:
+    """Where a match stands, in a few words: players, length, score, whose turn."""
+    summary = store.summary(match_id)
+    state = store.state(match_id)
+    names = summary.players
+    length = f"{summary.length}-point match" if summary.length else "money session"
+    words = f"match {match_id}, {names[0]} vs {names[1]}, {length}"
+    words += f", score {state.score[0]}-{state.score[1]}"
+    if state.cube.value > 1:
+        words += f", cube {state.cube.value}"
+    doing = _DOING.get(state.phase)
+    if doing is not None and state.on_roll is not None:
+        words += f", {names[state.on_roll]} {doing}"
+    elif state.phase is Phase.OPENING or state.phase is Phase.GAME_OVER:
+        words += ", waiting for the opening roll"
+    return words

@@ -17,6 +17,13 @@ Every panel has ``show(scene)`` and ``close()`` and is a context manager. Addres
 
 Hardware libraries are imported when a panel that needs them is opened, never before.
 
+Some panels can do more, and every panel says so rather than leaving callers to probe
+(:class:`ManagedPanel`; :class:`BasePanel` gives each ability its default): a 74HC595 chain
+blinks only while :meth:`~ManagedPanel.refresh` is called (:attr:`~ManagedPanel.animated`),
+the serial controller has a link that can drop (:attr:`~ManagedPanel.connected`) and
+acknowledges what it shows (:meth:`~ManagedPanel.wait_shown`). :class:`DimmedPanel` shows
+every scene at a brightness and passes those abilities on.
+
 >>> from hardware.layout import LedLayout
 >>> from hardware.scene import Scene, TURN
 >>> with open_panel("fake", LedLayout.standard()) as panel:
@@ -64,8 +71,32 @@ class LedPanel(Protocol):
     ) -> None: ...
 
 
+@runtime_checkable
+class ManagedPanel(LedPanel, Protocol):
+    """An LED panel with the abilities the referee's loop asks of it.
+
+    Every panel of this package has them (from :class:`BasePanel`, which gives each a
+    default for the panels that lack it).
+    """
+
+    @property
+    def animated(self) -> bool:
+        """Whether the scene showing blinks only if :meth:`refresh` is called (about every 50 ms)."""
+
+    def refresh(self) -> None:
+        """Bring blinking LEDs up to date with the clock (nothing, where the device blinks them)."""
+
+    @property
+    def connected(self) -> bool | None:
+        """Whether the device's link is up; ``None`` for a panel without a link."""
+
+    def wait_shown(self, timeout: float) -> bool:
+        """Whether the device showed the latest scene within ``timeout`` seconds (at once without one)."""
+
+
 class BasePanel:
-    """Common parts of the panels: the layout, the closed flag, the context manager."""
+    """Common parts of the panels: the layout, the closed flag, the context manager, and the
+    defaults of :class:`ManagedPanel`'s abilities (no host blinking, no link)."""
 
     def __init__(self, layout: LedLayout | None = None) -> None:
         self._layout = layout if layout is not None else LedLayout.standard()
@@ -92,6 +123,23 @@ class BasePanel:
     def close(self) -> None:
         """Let go of the device (calling it twice is fine)."""
         self._closed = True
+
+    @property
+    def animated(self) -> bool:
+        """``False``: the LEDs blink by themselves, or not at all."""
+        return False
+
+    def refresh(self) -> None:
+        """Nothing to do: the LEDs blink by themselves, or not at all."""
+
+    @property
+    def connected(self) -> bool | None:
+        """``None``: no link to lose."""
+        return None
+
+    def wait_shown(self, timeout: float) -> bool:
+        """``True`` at once: a scene is shown when :meth:`show` returns."""
+        return True
 
     def __enter__(self) -> Self:
         return self
@@ -126,6 +174,70 @@ class FakeLedPanel(BasePanel):
         return self.scenes[-1] if self.scenes else Scene.dark()
 
 
+class DimmedPanel:
+    """A panel showing every scene at a brightness, with the abilities of the panel underneath.
+
+    :param panel: the panel underneath.
+    :param brightness: 0 (dark) to 1 (full), applied on top of each scene's own brightness.
+
+    >>> from hardware.scene import TURN
+    >>> fake = FakeLedPanel()
+    >>> with DimmedPanel(fake, 0.5) as panel:
+    ...     panel.show(Scene({"turn.1": TURN}).with_brightness(200))
+    >>> fake.last.brightness, panel.connected, panel.animated
+    (100, None, False)
+    """
+
+    def __init__(self, panel: ManagedPanel, brightness: float) -> None:
+        self.panel = panel
+        self.brightness = max(0, min(255, round(255 * brightness)))
+
+    @property
+    def layout(self) -> LedLayout:
+        """The layout of the panel underneath."""
+        return self.panel.layout
+
+    def show(self, scene: Scene) -> None:
+        """Show ``scene`` at the configured brightness."""
+        self.panel.show(scene.with_brightness(self.brightness * scene.brightness // 255))
+
+    def close(self) -> None:
+        """Close the panel underneath."""
+        self.panel.close()
+
+    @property
+    def animated(self) -> bool:
+        """Whether the panel underneath blinks only when refreshed, with a blinking scene showing."""
+        return self.panel.animated
+
+    def refresh(self) -> None:
+        """Bring blinking LEDs up to date, on a panel that blinks only when told to."""
+        if self.panel.animated:
+            self.panel.refresh()
+
+    @property
+    def connected(self) -> bool | None:
+        """Whether the LED controller's link is up; ``None`` for panels without a link."""
+        return self.panel.connected
+
+    def wait_shown(self, timeout: float) -> bool:
+        """Whether the panel underneath showed the latest scene within ``timeout`` seconds."""
+        return self.panel.wait_shown(timeout)
+
+    def blank(self, timeout: float = 0.5) -> None:
+        """Every LED dark, waiting up to ``timeout`` seconds for the device to show it."""
+        self.panel.show(Scene.dark())
+        self.panel.wait_shown(timeout)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+
 # -- addresses ---------------------------------------------------------------------------------
 
 _URL_SCHEME = re.compile(r"^[a-z][a-z0-9+]*://", re.IGNORECASE)
@@ -156,7 +268,7 @@ def is_serial_address(address: str) -> bool:
     return address.startswith("/") or bool(_WINDOWS_PORT.match(address) or _URL_SCHEME.match(address))
 
 
-def open_panel(address: str, layout: LedLayout | None = None, **options: Any) -> LedPanel:
+def open_panel(address: str, layout: LedLayout | None = None, **options: Any) -> BasePanel:
     """Open the LED panel at ``address`` (see the module's table) for ``layout`` (default: standard).
 
     :param options: passed to the panel's constructor (``stream=`` for the terminal, ``opener=``

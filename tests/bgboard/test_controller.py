@@ -7,8 +7,9 @@ from collections.abc import Iterable, Mapping
 
 import pytest
 
-from bgboard.controller import Controller, Event, store_event
-from bgboard.store import MatchStore
+from bgboard.controller import Controller
+from bgboard.events import Event, store_event
+from bgboard.store import KINDS, MatchStore
 from engine.cube import Cube
 from engine.dice import Dice
 from engine.hints import CubeAdvice, RankedPlay
@@ -475,8 +476,20 @@ def test_resignation_from_the_keyboard(to_roll: MatchState) -> None:
     c = Controller(to_roll)
     assert kinds(c.on_command("resign gammon", 1.0)) == ["resign"]
     events = c.on_button("take", 2.0)  # the opponent accepts
-    assert kinds(events) == ["accept-resign", "game-over"]
+    assert kinds(events) == ["accept_resign", "game-over"]
     assert c.state.score == (0, 2)
+
+
+def test_the_answers_to_a_resignation_are_named_as_the_store_names_them(to_roll: MatchState) -> None:
+    accepting = Controller(to_roll)
+    accepting.on_command("resign", 1.0)
+    refusing = Controller(to_roll)
+    refusing.on_command("resign", 1.0)
+    accepted = accepting.on_button("take", 2.0)[0]
+    refused = refusing.on_button("drop", 2.0)[0]
+    assert accepted.action is not None and refused.action is not None
+    assert accepted.kind == KINDS[type(accepted.action)] == "accept_resign"
+    assert refused.kind == KINDS[type(refused.action)] == "reject_resign"
 
 
 # -- odds and ends ------------------------------------------------------------------------------------
@@ -507,7 +520,9 @@ def test_event_json() -> None:
         "action": "Roll",
         "source": "camera",
         "confidence": 0.9877,
+        "t": None,
     }
+    assert event.at(12.3456).to_json()["t"] == 12.35
 
 
 def test_bad_mode_is_refused() -> None:

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from bgboard.cli import main
-from bgboard.demo import demo_record
+from bgboard.simulation import demo_record
 from bgboard.store import MatchStore
 from engine.dice import Dice
 from engine.hints import INSTALL_HINT, find_gnubg
@@ -20,8 +21,13 @@ from engine.matfile import read_mat_file
 from engine.movegen import legal_plays
 from engine.position import Position
 
-#: The whole game takes about a minute: the tests that share it run in one worker.
-whole = pytest.mark.xdist_group("demo-whole-game")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def whole(test: F) -> F:
+    """A test of the whole game: about a minute, shared by the tests in one worker; ``slow``,
+    so that ``-m "not slow"`` leaves it out."""
+    return pytest.mark.slow(pytest.mark.xdist_group("demo-whole-game")(test))  # type: ignore[no-any-return]
 
 
 def _run(args: list[str]) -> tuple[int, list[dict[str, Any]]]:

@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import pairwise
+from pathlib import Path
 
 import numpy as np
 import pytest
-from rendered_table import CAMERA, LIGHTING, OPENING_DICE, START, STEP, STYLE, frame, moved
+from rendered_table import CAMERA, LIGHTING, OPENING_DICE, START, STEP, STYLE, frame, moved, save_profile
 
-from bgboard.controller import Controller, Event
+from bgboard.config import Config
+from bgboard.controller import Controller
+from bgboard.events import Event, StoreSink
 from bgboard.store import MatchStore
-from bgboard.table import Table, TableStats
+from bgboard.table import SetupError, Table, TableStats
 from engine.hints import INSTALL_HINT, GnubgHints, HintEngine, find_gnubg, skill
 from engine.match import MatchState, Move, OpeningRoll, Phase
 from hardware import scene as sc
@@ -44,9 +47,7 @@ class Run:
             MotionGate(reader.homography),
             self.controller,
             panel=self.panel,
-            store=self.store,
-            match_id=self.match,
-            out=self.said.append,
+            sinks=[self.said.append, StoreSink(self.store, self.match)],
             hints=hints,
         )
         self.t = 0.0
@@ -159,9 +160,58 @@ def test_stats_time_each_still_period_to_the_panel(run: Run) -> None:
     assert summary["reads"] == 1 and summary["read_ms_mean"] > 0
 
 
+def test_the_builder_assembles_the_pipeline_as_the_config_says(reader: BoardReader) -> None:
+    config = Config().with_overrides(
+        camera_settle="0.8", match_mode="log", match_player_at_bottom="2", match_hint_ply="1", match_players="Ann,Bob"
+    )
+    table = Table.from_config(config, reader, state=MatchState.new_match(5))
+    assert table.reader is reader and table.gate.settle == 0.8
+    controller = table.controller
+    assert (controller.mode, controller.settle, controller.bottom_player) == ("log", 0.8, 1)
+    assert controller.names == ("Ann", "Bob") and controller.state == MatchState.new_match(5)
+    # Teach mode goes with a hint engine to ask: none here.
+    assert not controller.teach and table.hints is None and table.hint_ply == 1
+    assert len(table.sinks) == 0
+
+
+def test_the_builder_follows_the_stores_match_and_records_into_it(reader: BoardReader) -> None:
+    said: list[Event] = []
+    with MatchStore(":memory:") as store:
+        match = store.start_match(["Ann", "Bob"], 3)
+        table = Table.from_config(Config(), reader, store=store, match_id=match, sinks=[said.append])
+        assert table.controller.state == store.state(match) and table.controller.names == ("Ann", "Bob")
+        # The console first, then the store: what is said is what was recorded.
+        console, recorder = table.sinks
+        assert console == said.append and isinstance(recorder, StoreSink)
+        hands = [frame(START, hand=True, seed=s) for s in range(10, 13)]
+        for n, image in enumerate(hands + [frame(START, dice=OPENING_DICE, seed=20)] * 9):
+            table.feed(image, n * STEP)
+        assert kinds(said) == ["opening-roll"] and said[0].t is not None
+        assert [a.action for a in store.actions(match)] == [OpeningRoll(5, 2)]
+
+
+def test_the_builder_loads_the_reader_from_the_profile(tmp_path: Path) -> None:
+    with pytest.raises(SetupError, match="no calibration profile"):
+        Table.from_config(Config(), state=MatchState.new_match(1))
+    with pytest.raises(SetupError, match="--profile: cannot use the calibration profile"):
+        Table.from_config(
+            Config().with_overrides(camera_profile=str(tmp_path / "missing.toml")),
+            state=MatchState.new_match(1),
+            profile_name="--profile",
+        )
+    profile = save_profile(tmp_path / "board.toml")
+    table = Table.from_config(Config().with_overrides(camera_profile=str(profile)), state=MatchState.new_match(1))
+    assert isinstance(table.reader, BoardReader)
+
+
+def test_the_builder_needs_the_match(reader: BoardReader) -> None:
+    with pytest.raises(ValueError, match="needs the match"):
+        Table.from_config(Config(), reader)
+
+
 def test_a_store_needs_a_match_id(reader: BoardReader) -> None:
-    with pytest.raises(ValueError, match="match id"):
-        Table(reader, MotionGate(reader.homography), Controller(MatchState.new_match(1)), store=MatchStore(":memory:"))
+    with MatchStore(":memory:") as store, pytest.raises(ValueError, match="match id"):
+        Table.from_config(Config(), reader, store=store)
 
 
 # -- teach mode --------------------------------------------------------------------------------

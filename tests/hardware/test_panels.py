@@ -14,9 +14,18 @@ from engine.judge import Judgement
 from engine.match import MatchState, OpeningRoll
 from firmware_bridge import protocol
 from hardware.layout import LedLayout
-from hardware.panels import FakeLedPanel, LedPanel, PanelAddressError, PanelError, is_serial_address, open_panel
+from hardware.panels import (
+    DimmedPanel,
+    FakeLedPanel,
+    LedPanel,
+    ManagedPanel,
+    PanelAddressError,
+    PanelError,
+    is_serial_address,
+    open_panel,
+)
 from hardware.presenter import present
-from hardware.scene import ILLEGAL, TURN, Scene
+from hardware.scene import ILLEGAL, TURN, Pattern, Scene
 from hardware.serial_panel import SerialLedPanel
 from hardware.terminal import LEGEND, TerminalLedPanel, render
 
@@ -150,3 +159,51 @@ def test_the_serial_panel_refuses_a_chain_longer_than_the_firmware_drives() -> N
     text = LedLayout.standard().to_toml().replace("length = 44", f"length = {protocol.MAX_LEDS + 1}")
     with pytest.raises(PanelError, match=r"long\.toml has 97 LEDs; the LED controller drives at most 96"):
         SerialLedPanel("loop://", LedLayout.from_toml(text, "long.toml"))
+
+
+class _BlinkingChain(FakeLedPanel):
+    """A fake of a 74HC595 chain: it blinks only when refreshed."""
+
+    refreshes = 0
+
+    @property
+    def animated(self) -> bool:
+        return any(light.pattern is not Pattern.STEADY for light in self.last.values())
+
+    def refresh(self) -> None:
+        self.refreshes += 1
+
+
+def test_every_panel_declares_its_abilities() -> None:
+    for panel in (FakeLedPanel(), TerminalLedPanel(stream=io.StringIO())):
+        assert isinstance(panel, ManagedPanel)
+        assert (panel.animated, panel.connected, panel.wait_shown(0.0)) == (False, None, True)
+        panel.refresh()  # nothing to do, and nothing fails
+
+
+def test_the_dimmed_panel_dims_every_scene_and_passes_the_abilities_on() -> None:
+    chain = _BlinkingChain()
+    panel = DimmedPanel(chain, 0.5)
+    assert isinstance(panel, ManagedPanel) and panel.layout is chain.layout
+    panel.show(Scene({"turn.1": TURN}))
+    assert chain.last.brightness == 128 and not panel.animated
+    panel.refresh()
+    assert chain.refreshes == 0  # a steady scene needs no refreshing
+    panel.show(Scene({"point.24": ILLEGAL}))
+    assert panel.animated
+    panel.refresh()
+    assert chain.refreshes == 1
+    panel.blank()
+    assert chain.last == Scene.dark()
+    with panel:
+        pass
+    assert chain.closed
+
+
+def test_the_dimmed_serial_panel_says_whether_its_link_is_up(controller: Any) -> None:
+    with DimmedPanel(SerialLedPanel("/dev/ttyUSB0", opener=controller.open), 0.4) as panel:
+        assert isinstance(panel.panel, SerialLedPanel) and panel.panel.wait_connected(3.0)
+        assert panel.connected is True
+        panel.show(Scene({"turn.2": TURN}))
+        assert panel.wait_shown(3.0)
+    assert panel.connected is False
