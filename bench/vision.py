@@ -3,8 +3,8 @@
 
 Run from the project root::
 
-    python bench/vision.py [--frames3d DIR] [--boards 1000] [--hands 100] [--seed 11] [--json]
-                           [--skip-dice] [--skip-2d]
+    python bench/vision.py [--frames3d DIR] [--boards 1000] [--hands 100] [--turns 100] [--seed 11]
+                           [--json] [--skip-dice] [--skip-2d]
 
 Each part is reported on its own, for both ways of reading the points (``net``, the learned
 point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
@@ -19,6 +19,11 @@ point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
   camera pose and lamp (``vision.render``); each setup is calibrated on its own rendered
   starting position, as a user would; two dice lie on one half of each (one in twelve cocked).
   With ``--hands``, that many boards are read again with a hand over them.
+- A turn frame after frame (``--turns``, 0 leaves it out): boards whose checkers lie still
+  between frames, as under a real camera (the renderer's layout seed), each read as the roll
+  lies, after the move, with the dice picked up and at the next roll; by the learned reader
+  remembering the last frame (it reads again only what changed) and by one that reads every
+  frame whole, with the read time per kind of frame.
 - Dice: on the held-out part of the shared real photos (see ``bench/vision_dice.py``).
 
 Per board set: boards read exactly (points and bar), points right, boards read wrong with
@@ -255,6 +260,7 @@ def measure_turns(boards: int, seed: int) -> dict[str, Any]:
     positions = self_play(random.Random(seed + 1), boards)
     start = _scene(Position.STARTING)
     tallies = {"remembering": Tally(), "whole": Tally()}
+    by_kind: dict[str, dict[str, list[float]]] = {name: {} for name in tallies}
     if not points_net.available():
         return {}
     for i, position in enumerate(positions):
@@ -279,6 +285,7 @@ def measure_turns(boards: int, seed: int) -> dict[str, Any]:
                 )
             )
         frames = [(position, rolls[0]), (after, rolls[0]), (after, ()), (after, rolls[1])]
+        kinds = [None, "move made", "dice picked up", "next roll"]
         readers = {
             "remembering": BoardReader(profile, points="net"),
             "whole": BoardReader(profile, points="net", remember=False),
@@ -294,8 +301,15 @@ def measure_turns(boards: int, seed: int) -> dict[str, Any]:
                     reader.read(image)
                     continue
                 reading = _timed(reader, image, tallies[name])
+                by_kind[name].setdefault(str(kinds[k]), []).append(tallies[name].read_seconds[-1])
                 tallies[name].board(reading, scene.points, scene.bar, truth, shown.position_id())
-    return {name: tally.figures() for name, tally in tallies.items() if tally.boards}
+    out: dict[str, Any] = {name: tally.figures() for name, tally in tallies.items() if tally.boards}
+    for name, kinds_seen in by_kind.items():
+        if name in out:
+            out[name]["read_ms_median_by_frame"] = {
+                kind: round(1e3 * statistics.median(seconds), 1) for kind, seconds in kinds_seen.items()
+            }
+    return out
 
 
 def held_out_setups(folder: Path) -> list[Path]:
@@ -435,6 +449,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("remembering", "whole"):
             if name in figures["turns"]:
                 _print_tally(name, figures["turns"][name])
+                kinds = figures["turns"][name]["read_ms_median_by_frame"]
+                print(f"  {'':13s} read " + ", ".join(f"{kind} {ms} ms" for kind, ms in kinds.items()))
     if "dice" in figures:
         print("dice (held-out real photos):", json.dumps(figures["dice"], indent=1))
     return 0

@@ -509,15 +509,27 @@ class BoardReader:
         self._seen = None
 
     def _read_cube(self, field_image: np.ndarray, changed: np.ndarray | None) -> CubeFound | None:
-        """The cube or track counter, read again only when something changed where it lies."""
+        """The cube or track counter, read again only when something changed where it lies.
+
+        There is one cube: while nothing changed where the last read saw it, it lies there
+        still, whatever changed at its other places; when none was seen, it is looked for
+        again once something changed at any of them.
+        """
         seen = self._seen
-        if (
-            seen is not None
-            and seen.cube is not None
-            and not any(self._touches(changed, place) for place in self._cube_places)
-        ):
-            return seen.cube[0]
-        reader = read_track if self.profile.cube_kind == "track" else read_cube
+        track = self.profile.cube_kind == "track"
+        if seen is not None and seen.cube is not None:
+            last = seen.cube[0]
+            if last is None:
+                if not any(self._touches(changed, place) for place in self._cube_places):
+                    return None
+            else:
+                geometry = self.profile.geometry
+                x, y = geometry.track_center(last.value, last.owner) if track else geometry.cube_center(last.owner)
+                reach = 0.9 * self.sampler.d
+                x, y = x * SCALE, y * SCALE
+                if not self._touches(changed, (x - reach, y - reach, x + reach, y + reach)):
+                    return last
+        reader = read_track if track else read_cube
         return reader(field_image, self.profile.geometry)
 
     def _strip_probabilities(self, image: np.ndarray, changed: np.ndarray | None) -> np.ndarray:

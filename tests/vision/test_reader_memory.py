@@ -18,7 +18,7 @@ from vision import reader as reader_module
 from vision.calibration import calibrate
 from vision.profile import Profile
 from vision.reader import BoardReader
-from vision.render import Camera, DieSpec, Lighting, Scene, random_setup, render
+from vision.render import Camera, CubeSpec, DieSpec, Lighting, Scene, random_setup, render
 from vision.strips import STRIPS
 
 START_POINTS, _, _ = Position.STARTING.to_absolute(1)
@@ -193,3 +193,28 @@ def test_forgetting_and_not_remembering_read_whole(board: Board, monkeypatch: py
     counted.reset()
     reader.read(board.frame(scene))
     assert counted.strips == STRIPS
+
+
+def test_the_cube_is_read_again_only_where_it_lay(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = reader_module.read_cube
+
+    def read_cube(*args: Any) -> Any:
+        calls.append(1)
+        return real(*args)
+
+    monkeypatch.setattr(reader_module, "read_cube", read_cube)
+    centred = Scene(points=tuple(START_POINTS), cube=CubeSpec())
+    reader = BoardReader(board.profile, points="net")
+    first = reader.read(board.frame(centred))
+    assert first.cube is not None and (first.cube.value, first.cube.owner) == (1, None)
+    assert len(calls) == 1
+    # A move next to the bar, where the cube would lie once owned: the cube lies in the middle still.
+    after = legal_plays(Position.STARTING, Dice(2, 1)).parse("13/11 8/7")[0]
+    points = tuple(after.to_absolute(1)[0])
+    moved = reader.read(board.frame(Scene(points=points, cube=CubeSpec())))
+    assert len(calls) == 1 and moved.cube == first.cube
+    # Doubled and taken: the cube lies at the taker's end, and is read there.
+    taken = reader.read(board.frame(Scene(points=points, cube=CubeSpec(value=2, owner=2))))
+    assert len(calls) == 2
+    assert taken.cube is not None and (taken.cube.value, taken.cube.owner) == (2, 2)
