@@ -139,10 +139,11 @@ UNSEEN_FLAT = 0.8
 FACE_SPREAD = 16.0
 #: The reader remembers what it last read, region by region, and reads again only what has
 #: changed since: at a table most of the board lies still from one read to the next. The
-#: half-size field is compared in tiles this many pixels square (about a fifth of a checker on
+#: half-size field's colour is compared in tiles this many pixels square (about a fifth of a checker on
 #: a board filling a 1280x720 frame).
 TILE = 8
-#: A tile whose mean grey level moved this far from when it was last read has changed. Sensor
+#: A tile whose mean level in any colour channel moved this far from when it was last read has
+#: changed. Sensor
 #: noise moves a tile's mean by a fraction of a level; a checker put down or taken away, a die,
 #: a hand, by tens of levels.
 TILE_CHANGE = 6.0
@@ -150,6 +151,9 @@ TILE_CHANGE = 6.0
 #: more than :data:`LIGHT_SHIFT` levels (a lamp, the camera's exposure), the frame is read whole.
 MOST_CHANGED = 0.4
 LIGHT_SHIFT = 3.0
+#: A die read with less confidence than this (what the table needs to record a roll) is read
+#: again in every frame, though nothing changed round it: a fresh look may read it surely.
+KEEP_DIE = 0.6
 #: What a die's shadow leaves of the light on the ground under it (about what the renderer's
 #: deepest shadows leave; real ones under a lamp are alike).
 SHADOW_DEPTH = 0.5
@@ -275,6 +279,8 @@ class BoardReader:
         self._cube_spots = [(x * SCALE, y * SCALE) for x, y in spots]
         self.remember = remember
         self._seen: _Seen | None = None
+        # Which looks (see :meth:`_find_dice`) found the dice of the last read.
+        self._dice_looks: set[str] = set()
         d = self.sampler.d
         # Round each place the cube or the track counter may lie, as far as the cube reader looks.
         self._cube_places = [(x - 0.9 * d, y - 0.9 * d, x + 0.9 * d, y + 0.9 * d) for x, y in self._cube_spots]
@@ -444,19 +450,21 @@ class BoardReader:
     # -- what changed since the last read -----------------------------------------------------
 
     def _changes(self, field_image: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The field's tiles (mean grey levels), and which have changed since they were last
-        read (a boolean tile mask, grown by a tile); ``None``: read the frame whole."""
-        grey = cv2.cvtColor(field_image, cv2.COLOR_BGR2GRAY)
-        h, w = grey.shape
-        tiles = cv2.resize(grey, (max(1, w // TILE), max(1, h // TILE)), interpolation=cv2.INTER_AREA)
+        """The field's tiles (mean colour), and which have changed since they were last read
+        (a boolean tile mask, grown by a tile); ``None``: read the frame whole.
+
+        Colour, not grey: a checker of one side put where the other side's stood may be as
+        light as it (a red and a green of one grey), and only its colour tells."""
+        h, w = field_image.shape[:2]
+        tiles = cv2.resize(field_image, (max(1, w // TILE), max(1, h // TILE)), interpolation=cv2.INTER_AREA)
         tiles = tiles.astype(np.float32)
         seen = self._seen
         if not self.remember or seen is None or seen.tiles.shape != tiles.shape:
             return tiles, None
         diff = tiles - seen.tiles
-        if abs(float(np.median(diff))) > LIGHT_SHIFT:
+        if float(np.abs(np.median(diff.reshape(-1, 3), axis=0)).max()) > LIGHT_SHIFT:
             return tiles, None
-        changed = np.abs(diff) > TILE_CHANGE
+        changed = np.abs(diff).max(axis=2) > TILE_CHANGE
         if changed.mean() > MOST_CHANGED:
             return tiles, None
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
@@ -767,35 +775,59 @@ class BoardReader:
         the whole field reads it.
         """
         last = None if self._seen is None else self._seen.dice
-        if changed is not None and last is not None and len(last) >= 2:
+        gone = False
+        if changed is not None and last:
             margin = 0.5 * self._die_span
+            places = [
+                (
+                    float(die[0][0]) - margin,
+                    float(die[0][1]) - margin,
+                    float(die[0][0] + die[0][2]) + margin,
+                    float(die[0][1] + die[0][3]) + margin,
+                )
+                for die in last
+            ]
             kept = [
                 die
-                for die in last
-                if not self._touches(
-                    changed,
-                    (
-                        float(die[0][0]) - margin,
-                        float(die[0][1]) - margin,
-                        float(die[0][0] + die[0][2]) + margin,
-                        float(die[0][1] + die[0][3]) + margin,
-                    ),
-                )
+                for die, place in zip(last, places, strict=True)
+                if die[2] >= KEEP_DIE and not self._touches(changed, place)
             ]
             if len(kept) >= 2:
                 return kept
+            # Nothing changed but where the last dice lay: they were picked up (or turned over,
+            # or a checker moved beside them). Dice found there again are found by the looks
+            # that found them before; the other looks, for dice of rare colours, are spared.
+            # A die's sides and shadow reach past its box, and the change is grown by a tile.
+            reach = self._die_span + TILE
+            elsewhere = changed.copy()
+            for die in last:
+                x, y, w, h = (float(v) for v in die[0][:4])
+                elsewhere[self._tile_span(changed, (x - reach, y - reach, x + w + reach, y + h + reach))] = False
+            # Each of them changed where it lay itself; one that did not is there still (the
+            # change beside it a checker's), and is looked for every way.
+            moved = all(
+                self._touches(changed, (float(b[0]), float(b[1]), float(b[0] + b[2]), float(b[1] + b[3])))
+                for b, _, _ in last
+            )
+            gone = moved and not elsewhere.any()
         scale = DIE_PIXELS / (0.5 * self.sampler.d * self._die_scale)
         seen, scale = self._detector_field(field_image, image, scale)
         apart = 0.5 * self._die_span
         found = self._distinct(self._read_boxes(image, self._detect(seen, scale)), apart)
+        looks = {id(die): "grey" for die in found}
         for view in (_red_green, _negative):
             if len(found) >= 2:
                 break
+            if gone and view.__name__ not in self._dice_looks:
+                continue
             more = self._detect(view(seen), scale)
             if found and len(more):
                 # Only where an earlier look found no die.
                 more = more[_centre_distance(more, np.stack([f[0] for f in found])).min(axis=1) >= apart]
-            found = self._distinct(found + self._read_boxes(image, more), apart)
+            new = self._read_boxes(image, more)
+            looks.update((id(die), view.__name__) for die in new)
+            found = self._distinct(found + new, apart)
+        self._dice_looks = {looks[id(die)] for die in found[:2]}
         return found[:2]
 
     def _detector_field(self, field_image: np.ndarray, image: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
