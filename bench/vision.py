@@ -17,7 +17,8 @@ point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
   board at hand is worth.
 - 2D boards: positions met in random self-play, each rendered with a random board style,
   camera pose and lamp (``vision.render``); each setup is calibrated on its own rendered
-  starting position, as a user would; two dice lie on one half of each (one in twelve cocked).
+  starting position, as a user would; two dice lie on one half of each (one in twelve cocked),
+  and the cube as in play (centred half the time, else owned at 2 to 16).
   With ``--hands``, that many boards are read again with a hand over them.
 - A turn frame after frame (``--turns``, 0 leaves it out): boards whose checkers lie still
   between frames, as under a real camera (the renderer's layout seed), each read as the roll
@@ -61,7 +62,7 @@ from vision.calibration import CalibrationError, calibrate
 from vision.profile import Profile, ProfileError
 from vision.reader import BoardReader
 from vision.reading import BoardReading
-from vision.render import DieSpec, Scene, free_spot, random_setup, render
+from vision.render import CubeSpec, DieSpec, Scene, free_spot, random_setup, render
 from vision.stabiliser import MotionGate
 
 #: A reading this confident must be right.
@@ -72,9 +73,16 @@ COCKED = 0.08
 READERS = ("net", "model")
 
 
-def _scene(position: Position, dice: tuple[DieSpec, ...] = ()) -> Scene:
+def _scene(position: Position, dice: tuple[DieSpec, ...] = (), cube: CubeSpec | None = None) -> Scene:
     points, bar, off = position.to_absolute(1)
-    return Scene(points=tuple(points), bar=bar, off=off, dice=dice)
+    return Scene(points=tuple(points), bar=bar, off=off, dice=dice, cube=cube)
+
+
+def _cube(rng: np.random.Generator) -> CubeSpec:
+    """The cube as it lies in play: centred half the time, else turned to 2 to 16 and owned."""
+    if rng.random() < 0.5:
+        return CubeSpec()
+    return CubeSpec(value=int(rng.choice([2, 4, 8, 16])), owner=int(rng.integers(1, 3)))
 
 
 def _roll(rng: np.random.Generator) -> tuple[DieSpec, ...]:
@@ -103,6 +111,9 @@ class Tally:
     hands: int = 0
     hands_flagged: int = 0
     hands_confident_wrong: int = 0
+    cubes: int = 0
+    cubes_right: int = 0
+    cubes_acted_on_wrong: int = 0
     read_seconds: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -113,9 +124,17 @@ class Tally:
         bar: tuple[int, int],
         dice: list[tuple[int, str, bool]] | None,
         name: str,
+        cube: CubeSpec | None = None,
     ) -> bool:
         """Count one reading of a board without a hand; whether it was exact."""
         self.boards += 1
+        if cube is not None:
+            self.cubes += 1
+            got = None if reading.cube is None else (reading.cube.value, reading.cube.owner)
+            right = got == (cube.value, cube.owner)
+            self.cubes_right += right
+            # The table acts on a cube read with 0.6 or more.
+            self.cubes_acted_on_wrong += not right and reading.cube is not None and reading.cube.confidence >= 0.6
         right = sum(1 for a, b in zip(reading.points, points, strict=True) if a == b)
         self.points_right += right
         ok = right == 24 and tuple(reading.bar) == tuple(bar)
@@ -175,6 +194,9 @@ class Tally:
             "hand_frames": self.hands,
             "hand_flagged_occluded": share(self.hands_flagged, self.hands),
             "hand_confident_wrong": self.hands_confident_wrong,
+            "cubes": self.cubes,
+            "cube_read_right": share(self.cubes_right, self.cubes),
+            "cube_acted_on_wrong": self.cubes_acted_on_wrong,
             "read_ms_median": round(1e3 * statistics.median(self.read_seconds), 1) if self.read_seconds else None,
             "first_failures": self.failures,
         }
@@ -208,7 +230,7 @@ def measure_2d(boards: int, hands: int, seed: int) -> dict[str, Any]:
         # Calibrated with the dice's size, as a user would (`vision calibrate --die-size`).
         profile = calibrate(shot.image, shot.corners, die_fraction=style.die_fraction)
         dice = _roll(rng)
-        scene = _scene(position, dice)
+        scene = _scene(position, dice, _cube(rng))
         frame = render(scene, style=style, camera=camera, lighting=lighting, seed=seed + 7919 * (i + 1)).image
         truth = [(d.value, d.half, d.flat) for d in dice]
         hidden = None
@@ -219,7 +241,7 @@ def measure_2d(boards: int, hands: int, seed: int) -> dict[str, Any]:
         for name, reader in _readers(profile).items():
             tally = tallies[name]
             reading = _timed(reader, frame, tally)
-            tally.board(reading, scene.points, scene.bar, truth, position.position_id())
+            tally.board(reading, scene.points, scene.bar, truth, position.position_id(), scene.cube)
             if hidden is not None:
                 tally.hand(reader.read(hidden), scene.points, scene.bar)
         gate = MotionGate(profile.homography)
@@ -284,6 +306,7 @@ def measure_turns(boards: int, seed: int) -> dict[str, Any]:
                     for v, spot in zip(values, spots, strict=True)
                 )
             )
+        cube = _cube(rng)
         frames = [(position, rolls[0]), (after, rolls[0]), (after, ()), (after, rolls[1])]
         kinds = [None, "move made", "dice picked up", "next roll"]
         readers = {
@@ -291,7 +314,7 @@ def measure_turns(boards: int, seed: int) -> dict[str, Any]:
             "whole": BoardReader(profile, points="net", remember=False),
         }
         for k, (shown, dice) in enumerate(frames):
-            scene = _scene(shown, dice)
+            scene = _scene(shown, dice, cube)
             image = render(
                 scene, style=style, camera=camera, lighting=lighting, seed=seed + 7919 * (i + 1) + k, layout_seed=layout
             ).image
@@ -302,7 +325,7 @@ def measure_turns(boards: int, seed: int) -> dict[str, Any]:
                     continue
                 reading = _timed(reader, image, tallies[name])
                 by_kind[name].setdefault(str(kinds[k]), []).append(tallies[name].read_seconds[-1])
-                tallies[name].board(reading, scene.points, scene.bar, truth, shown.position_id())
+                tallies[name].board(reading, scene.points, scene.bar, truth, shown.position_id(), scene.cube)
     out: dict[str, Any] = {name: tally.figures() for name, tally in tallies.items() if tally.boards}
     for name, kinds_seen in by_kind.items():
         if name in out:
@@ -395,6 +418,11 @@ def _print_tally(name: str, f: dict[str, Any]) -> None:
             f"  {'':13s} dice right {pct(f['dice_read_right'])} of {f['dice']}, extra {f['dice_extra']};"
             f" cocked {f['cocked_dice']}, called {pct(f['cocked_called'], 1)},"
             f" read flat with confidence {f['cocked_read_flat_confidently']}"
+        )
+    if f["cubes"]:
+        print(
+            f"  {'':13s} cube read right {pct(f['cube_read_right'], 1)} of {f['cubes']},"
+            f" read wrong with 0.6 or more {f['cube_acted_on_wrong']}"
         )
     if f["hand_frames"]:
         print(
