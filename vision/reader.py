@@ -196,6 +196,8 @@ LEARN_FLOOR = 0.05
 #: apart (a side's count against the other's counts as their sum), and then read with at most
 #: :data:`DOUBTED_AT` confidence.
 CROSS_CHECK = 2
+#: Half a cube's side, in checker diameters (a cube is about 0.8 of a checker).
+CUBE_HALF = 0.4
 DOUBTED_AT = 0.5
 #: How the points are read: ``net`` by the learned point reader, ``model`` by the models
 #: learnt at calibration, ``auto`` by the network when it is installed, the profile has its
@@ -401,6 +403,13 @@ class BoardReader:
         probabilities = _softmax(flat, axis=0)
         choice = flat.argmax(axis=0)
         choice = self._conserve(flat, choice, bar)
+        found = self._read_cube(field_image, changed) if cube else None
+        if found is not None and self.profile.cube_kind != "track":
+            # On a board whose bar is narrower than the cube, the cube lying at the bar's
+            # middle or end covers a corner of the points beside it, and may be read as a
+            # checker there: a stack whose top checker would lie where the cube lies is doubted.
+            for index in self._under_cube(found.owner, choice):
+                probabilities[:, index] = _cap(probabilities[:, index], int(choice[index]), DOUBTED_AT)
         if self._cutter is not None:
             # The network is sure of what it learnt, and may be as sure of a sight it never
             # learnt (a pile unlike any it saw read as bare). Where the models fitted to this
@@ -422,9 +431,6 @@ class BoardReader:
             runner = int(rest.argmax())
             alternatives.append((_count(runner), float(rest[runner])))
         hidden = self._hidden_points(feats, under)
-        found = None
-        if cube:
-            found = self._read_cube(field_image, changed)
         self._remember(tiles, changed, found_dice if dice else None, strip_probs, (found,) if cube else None)
         # An owned cube lies at its owner's end of the bar, reaching onto the frame.
         cube_end = None
@@ -620,6 +626,23 @@ class BoardReader:
         newly = refs.learn(strips, counts, keep_out)
         self.learnt += newly
         return newly
+
+    def _under_cube(self, owner: int | None, choice: np.ndarray) -> list[int]:
+        """The points whose stack, as ``choice`` reads it, has its top checker where the cube
+        of ``owner`` lies (within the cube's half side and a third of a checker)."""
+        geometry = self.profile.geometry
+        d = geometry.checker_diameter
+        cx, cy = geometry.cube_center(owner)
+        reach = CUBE_HALF * d + d / 3
+        out = []
+        for index in range(24):
+            count = abs(_count(int(choice[index])))
+            if count == 0:
+                continue
+            x, y = geometry.slot_center(index + 1, min(count, MAX_STACK) - 1)
+            if abs(x - cx) < reach and abs(y - cy) < reach:
+                out.append(index)
+        return out
 
     def _strips_under(self, dice: tuple[DieOnBoard, ...]) -> list[bool]:
         """Which strips a die lies on (or near: half a checker round its centre)."""
