@@ -212,8 +212,8 @@ def _table_json(
     score: list[int] = list(state.get("score") or [0, 0])
     gnubgid = state.get("gnubgid")
     length = state.get("length")
-    if last is not None:
-        players, gnubgid, length = list(last["players"]), last["gnubgid_after"], last["length"]
+    if last is not None and last.get("gnubgid_after"):
+        players, gnubgid, length = list(last.get("players") or players), last["gnubgid_after"], last.get("length")
         try:
             score = list(decode_gnubg_id(gnubgid)[1].score)
         except Exception:  # a damaged message must not take the hall page down
@@ -282,12 +282,15 @@ class Hall:
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
         self._refused: str | None = None
+        self._answered = threading.Event()
         try:
             client.connect(self.url.host, self.url.port, keepalive=10)
         except OSError as exc:
             raise HallError(f"cannot reach the broker at {self.url}: {exc.strerror or exc}") from None
         client.loop_start()
-        if not self._connected.wait(timeout):
+        self._answered.wait(timeout)
+        if not self._connected.is_set():
+            client.disconnect()
             client.loop_stop()
             why = self._refused or "no answer"
             raise HallError(f"the broker at {self.url} did not accept the hall: {why}")
@@ -329,12 +332,14 @@ class Hall:
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
             self._refused = str(reason)
+            self._answered.set()
             log.warning("the broker refused the hall: %s", reason)
             return
         # Subscribed again on every connection: a broker that restarted without its
         # persistence has forgotten the session.
         client.subscribe([(f"{TOPIC_ROOT}/tables/+/{leaf}", 1) for leaf in ("actions", "state", "online")])
         self._connected.set()
+        self._answered.set()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         self._connected.clear()

@@ -1347,12 +1347,19 @@ class MatchStore:
     def outbox_pending(self, table: str, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
         """The table's actions the broker has not acknowledged, with ``seq`` above ``after``, in
         order: each a JSON-ready dict (the message :mod:`bgboard.publish` sends)."""
+        return self._outbox_rows(table, "AND o.acked IS NULL AND o.seq > ? ORDER BY o.seq LIMIT ?", (after, limit))
+
+    def outbox_messages(self, table: str) -> list[dict[str, Any]]:
+        """Every action in the table's outbox, acknowledged or not, in order (as sent)."""
+        return self._outbox_rows(table, "ORDER BY o.seq", ())
+
+    def _outbox_rows(self, table: str, where: str, values: tuple[Any, ...]) -> list[dict[str, Any]]:
         with self._reading():
             rows = self._db.execute(
                 "SELECT o.seq AS table_seq, a.*, m.player0, m.player1, m.length FROM outbox o"
                 " JOIN actions a ON a.id = o.action JOIN matches m ON m.id = a.match"
-                " WHERE o.table_name = ? AND o.acked IS NULL AND o.seq > ? ORDER BY o.seq LIMIT ?",
-                (table, after, limit),
+                f" WHERE o.table_name = ? {where}",
+                (table, *values),
             ).fetchall()
         return [_outbox_message(table, row) for row in rows]
 

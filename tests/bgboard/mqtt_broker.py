@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import signal
 import socket
@@ -45,8 +47,11 @@ class Broker:
         self.port = port or free_port()
         self.conf = folder / "mosquitto.conf"
         anonymous = "" if "password_file" in extra else "allow_anonymous true\n"
+        # Started by root, mosquitto becomes the user "mosquitto", who cannot read the test's
+        # folders: it stays root here.
+        user = "user root\n" if os.geteuid() == 0 else ""
         self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\n{anonymous}persistence false\n"
+            f"listener {self.port} 127.0.0.1\n{user}{anonymous}persistence false\n"
             # The hall's session is queued for while it is away; unlimited, as docs/hall.md says.
             "max_queued_messages 0\nmax_inflight_messages 0\n"
             f"log_dest file {folder / 'mosquitto.log'}\n{extra}"
@@ -58,14 +63,13 @@ class Broker:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 10.0) -> None:
-        self.process = subprocess.Popen(
-            [self.program, "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
+        errors = self.folder / "mosquitto.err"
+        with errors.open("ab") as err:
+            self.process = subprocess.Popen([self.program, "-c", str(self.conf)], stdout=err, stderr=err)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.process.poll() is not None:
-                err = self.process.stderr.read().decode() if self.process.stderr else ""
-                raise RuntimeError(f"mosquitto exited at start: {err}")
+                raise RuntimeError(f"mosquitto exited at start: {errors.read_text()}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
                     return
@@ -89,3 +93,81 @@ class Broker:
                 self.process.kill()
                 self.process.wait(10)
             self.process = None
+
+
+class Cable:
+    """A TCP relay from a loopback port to the broker that can be cut, as a network cable pulled.
+
+    Cut, it closes every connection through it and refuses new ones; mended, it relays again.
+    """
+
+    def __init__(self, broker_port: int) -> None:
+        import threading
+
+        self.broker_port = broker_port
+        self.port = free_port()
+        self._cut = threading.Event()
+        self._lock = threading.Lock()
+        self._socks: list[socket.socket] = []
+        self._server = socket.create_server(("127.0.0.1", self.port))
+        self._server.settimeout(0.2)
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+        self._thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"mqtt://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        import threading
+
+        while not self._closed.is_set():
+            try:
+                client, _ = self._server.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            if self._cut.is_set():
+                client.close()
+                continue
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.broker_port), timeout=2)
+            except OSError:
+                client.close()
+                continue
+            with self._lock:
+                self._socks += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                data = source.recv(65536)
+                if not data or self._cut.is_set():
+                    break
+                sink.sendall(data)
+        for sock in (source, sink):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def cut(self) -> None:
+        self._cut.set()
+        with self._lock:
+            socks, self._socks = self._socks, []
+        for sock in socks:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def mend(self) -> None:
+        self._cut.clear()
+
+    def close(self) -> None:
+        self.cut()
+        self._closed.set()
+        self._server.close()
+        self._thread.join(2)
