@@ -28,6 +28,7 @@ orders), and :func:`set_tournament` sends tournament mode to every board.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import logging
@@ -180,13 +181,14 @@ class HallStore:
             ).fetchone()
             if held == top:
                 return top + 1 if top < last else None
+            has_first = self._db.execute("SELECT 1 FROM actions WHERE table_name = ? AND seq = 1", (table,)).fetchone()
+            # The first number after one held that is not held itself: the start of the first gap.
             row = self._db.execute(
-                "SELECT min(seq) FROM actions a WHERE table_name = ? AND seq > 1 AND NOT EXISTS"
-                " (SELECT 1 FROM actions b WHERE b.table_name = a.table_name AND b.seq = a.seq - 1)",
+                "SELECT min(seq) + 1 FROM actions a WHERE table_name = ? AND NOT EXISTS"
+                " (SELECT 1 FROM actions b WHERE b.table_name = a.table_name AND b.seq = a.seq + 1)",
                 (table,),
             ).fetchone()
-            has_first = self._db.execute("SELECT 1 FROM actions WHERE table_name = ? AND seq = 1", (table,)).fetchone()
-        return 1 if has_first is None else int(row[0]) - 1
+        return 1 if has_first is None else int(row[0])
 
     def tables(self) -> list[dict[str, Any]]:
         """Every table as ``GET /api/tables`` lists it, by name."""
@@ -414,6 +416,13 @@ class Hall:
             client.publish(resend_topic(table), json.dumps({"v": 1, "from": first}), qos=1)
             self._asked[table] = now
             self.resends += 1
+            log.info(
+                "table %s: the hall misses actions from %d on (it holds %d of %d): asked again",
+                table,
+                first,
+                held,
+                last,
+            )
             asked.append((table, first))
         return asked
 
@@ -551,7 +560,10 @@ def run_hall(url: BrokerUrl, bind: tuple[str, int], db: Path, *, say: Callable[[
         host, port = bind
         say(f"hall: subscribed to {url} as {hall.client_id}; {db}; page on http://{host}:{port}/")
         server = uvicorn.Server(uvicorn.Config(make_app(store), host=host, port=port, log_level="warning"))
-        server.run()
+        # uvicorn stops on Ctrl-C or SIGTERM, then raises the interrupt again: a normal end here.
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run()
+        say("hall: stopped; every action received is in the database")
     finally:
         hall.stop()
         store.close()

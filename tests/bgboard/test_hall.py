@@ -7,6 +7,7 @@ without it they fail, saying how to install it (CI installs it with scripts/setu
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -86,7 +87,7 @@ class HallProcess:
     """``bgboard hall`` run as a program (so that it can be killed), with its page and API."""
 
     def __init__(self, broker_url: str, db: Path, log: Path) -> None:
-        self.args = [sys.executable, "-m", "bgboard", "hall", "--broker", broker_url, "--db", str(db)]
+        self.args = [sys.executable, "-m", "bgboard", "-v", "hall", "--broker", broker_url, "--db", str(db)]
         self.port = free_port()
         self.args += ["--bind", f"127.0.0.1:{self.port}"]
         self.log = log
@@ -504,6 +505,14 @@ def test_a_hundred_tables_survive_broker_deaths_a_cut_table_and_a_hall_killed(tm
             rows = {row["table"]: row for row in get_json(hall.api)}
             return all(name in rows and rows[name]["actions"] == stores[name].outbox_counts(name)[0] for name in names)
 
+        others = [name for name in names if name != names[0]]
+
+        def others_in() -> bool:
+            rows = {row["table"]: row for row in get_json(hall.api)}
+            return all(n in rows and rows[n]["actions"] == stores[n].outbox_counts(n)[0] for n in others)
+
+        wait_for(others_in, 90, "the hall to hold every table's actions but the cut one's")
+        print(f"\nall but the cut table in the hall {time.monotonic() - start:.1f} s after the start")
         wait_for(all_in, 90, "the hall to hold every table's actions")
         took = time.monotonic() - start
         rows = {row["table"]: row for row in get_json(hall.api)}
@@ -538,3 +547,68 @@ def test_a_hundred_tables_survive_broker_deaths_a_cut_table_and_a_hall_killed(tm
         broker.stop()
         if os.environ.get("BGBOARD_KEEP_HALL_LOG"):
             print((tmp_path / "hall.log").read_text())
+
+
+def test_the_hall_finds_the_first_action_it_misses() -> None:
+    store = HallStore(":memory:")
+    assert store.first_missing("t1", 3) == 1
+    for seq in (1, 2, 5, 6, 9):
+        assert store.add_action({"table": "t1", "seq": seq})
+    assert not store.add_action({"table": "t1", "seq": 5})  # a redelivery is kept once
+    assert store.counts() == {"t1": (5, 9)}
+    assert store.first_missing("t1", 9) == 3
+    for seq in (3, 4):
+        store.add_action({"table": "t1", "seq": seq})
+    assert store.first_missing("t1", 9) == 7
+    for seq in (7, 8):
+        store.add_action({"table": "t1", "seq": seq})
+    assert store.first_missing("t1", 9) is None
+    assert store.first_missing("t1", 11) == 10
+    store.add_action({"table": "t2", "seq": 2})
+    assert store.first_missing("t2", 2) == 1
+
+
+@pytest.mark.usefixtures("referee_threads_end")
+def test_the_referee_publishes_its_match_and_follows_tournament_mode(tmp_path: Path, broker: Broker) -> None:
+    from rendered_table import Cameras, FakeCamera, move_frames, opening_frames, referee_config, save_profile
+
+    from bgboard.referee import Referee
+    from hardware.panels import FakeLedPanel
+    from hardware.scene import STATUS, TOURNAMENT
+
+    config = referee_config(save_profile(tmp_path / "board.toml"), tmp_path / "matches.sqlite3")
+    url = BrokerUrl.parse(broker.url)
+    hall_store = HallStore(":memory:")
+    with Hall(url, hall_store) as hall:
+        hall.set_tournament(True)
+        panel = FakeLedPanel()
+        out = io.StringIO()
+        cameras = Cameras(FakeCamera("fake:camera", opening_frames() + move_frames(), then="stall"))
+        referee = Referee(
+            config,
+            out=out,
+            json_lines=True,
+            source_factory=cameras,
+            live=False,
+            panel=panel,
+            publish=url,
+            table_name="t1",
+        )
+        stop = threading.Event()
+        thread = threading.Thread(target=referee.run, args=(stop,))
+        thread.start()
+        try:
+            wait_for(lambda: hall_store.counts().get("t1", (0, 0))[0] == 2, 60, "the opening roll and the move")
+            events = [json.loads(line) for line in out.getvalue().splitlines()]
+            said = [e for e in events if e["event"] == "tournament"]
+            assert said and said[0]["tournament"] is True and "hints are off" in said[0]["text"]
+            assert any(scene.get(STATUS) == TOURNAMENT for scene in panel.scenes)
+            assert referee.table.controller.teach is False and referee.table.hints is None
+        finally:
+            stop.set()
+            thread.join(30)
+        with MatchStore(tmp_path / "matches.sqlite3") as store:
+            assert hall_store.actions("t1") == store.outbox_messages("t1")
+            assert [m["kind"] for m in hall_store.actions("t1")] == ["opening_roll", "move"]
+        [row] = hall_store.tables()
+        assert row["players"] == ["Ann", "Bob"] and row["tournament"] is True
