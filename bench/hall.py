@@ -91,7 +91,7 @@ class Run:
 
     def play(self, tag: str, actions: int, pace: float, poll: bool) -> dict[str, Any]:
         names = [f"{tag}{n:03d}" for n in range(len(self.records))]
-        stores: list[MatchStore] = []
+        stores: list[tuple[MatchStore, int]] = []
         publishers: list[Publisher] = []
         stop_poll = threading.Event()
         poller = threading.Thread(target=self._poll, args=(stop_poll,), daemon=True) if poll else None
@@ -116,7 +116,7 @@ class Run:
             scripted.sinks.add(stamp)
             publisher.start()
             with self.lock:
-                stores.append(store)
+                stores.append((store, scripted.match_id))
                 publishers.append(publisher)
             for n, _ in enumerate(scripted.steps(), 1):
                 if n == actions:
@@ -129,7 +129,6 @@ class Run:
             thread.start()
         for thread in threads:
             thread.join()
-        total = sum(store.outbox_counts(p.table)[0] for store, p in zip(stores, publishers, strict=True))
         keys = [k for k in self.board_times if k[0].startswith(tag)]
         end = time.monotonic() + 60
         while time.monotonic() < end and not all(k in self.hall_times for k in keys):
@@ -140,7 +139,8 @@ class Run:
             poller.join()
         for publisher in publishers:
             publisher.stop()
-        for store in stores:
+        total = sum(len(store.actions(match, all_rows=True)) for store, match in stores)
+        for store, _ in stores:
             store.close()
         first = min(self.board_times[k] for k in keys)
         last = max(self.hall_times[k] for k in keys if k in self.hall_times)
@@ -163,8 +163,11 @@ class Run:
     def _poll(self, stop: threading.Event) -> None:
         seen: dict[str, int] = {}
         while not stop.is_set():
-            with urllib.request.urlopen(self.api, timeout=5) as answer:
-                rows = json.loads(answer.read())
+            try:
+                with urllib.request.urlopen(self.api, timeout=5) as answer:
+                    rows = json.loads(answer.read())
+            except OSError:  # a busy machine: poll again
+                continue
             now = time.perf_counter()
             for row in rows:
                 name, held = row["table"], row["actions"]
