@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import queue
 import re
 import threading
@@ -152,19 +153,19 @@ def new_client(client_id: str, url: BrokerUrl, *, clean: bool = True) -> Any:
     :param clean: a clean session; ``False`` asks the broker to keep the client's subscriptions
         and queue its QoS 1 messages while it is away (the hall's).
     """
-    import os
-
     import paho.mqtt.client as mqtt
+    from paho.mqtt.enums import CallbackAPIVersion
 
     client = mqtt.Client(
-        callback_api_version=mqtt.CallbackAPIVersion.VERSION2,
+        callback_api_version=CallbackAPIVersion.VERSION2,
         client_id=client_id,
         clean_session=clean,
     )
     password = url.password if url.password is not None else os.environ.get("BGBOARD_MQTT_PASSWORD")
     if url.username is not None:
         client.username_pw_set(url.username, password)
-    client.reconnect_delay_set(0.2, 5)
+    # Whole seconds (paho's type): 1 s, doubling to 5 s between tries.
+    client.reconnect_delay_set(1, 5)
     return client
 
 

@@ -612,3 +612,20 @@ def test_the_referee_publishes_its_match_and_follows_tournament_mode(tmp_path: P
             assert [m["kind"] for m in hall_store.actions("t1")] == ["opening_roll", "move"]
         [row] = hall_store.tables()
         assert row["players"] == ["Ann", "Bob"] and row["tournament"] is True
+
+
+def test_make_acl_on_the_command_line_writes_the_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "acl"
+    assert main(["hall", "--make-acl", "t1", "t2", "--acl-dir", str(folder)]) == 0
+    assert "for the hall and 2 tables" in capsys.readouterr().out
+    assert sorted(p.name for p in folder.iterdir()) == ["acl", "bgboard.conf", "passwd", "passwords.txt"]
+    users = [line.split()[0] for line in (folder / "passwords.txt").read_text().splitlines()]
+    assert users == ["hall", "t1", "t2"]
+    assert "allow_anonymous false" in (folder / "bgboard.conf").read_text()
+    with pytest.raises(SystemExit) as exited:
+        main(["hall", "--make-acl", "t1", "t 2"])
+    assert exited.value.code == 2
+    assert main(["hall", "--make-acl", "hall", "--acl-dir", str(folder)]) == 1
+    assert "one is the hall's user 'hall'" in capsys.readouterr().err
+    assert main(["hall"]) == 1
+    assert "--broker mqtt://HOST:PORT is needed" in capsys.readouterr().err
