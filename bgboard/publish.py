@@ -186,6 +186,8 @@ class Publisher:
         under this table name).
     :param on_control: called (from the MQTT client's thread) with each message of the hall's
         control topic, e.g. ``{"v": 1, "tournament": true}``.
+    :param on_link: called (from the MQTT client's thread) with ``True`` when the broker is
+        connected, ``False`` when the connection is lost; once per change.
     :raises PublishError: a bad table name.
     """
 
@@ -197,8 +199,10 @@ class Publisher:
         match_id: int,
         *,
         on_control: Callable[[dict[str, Any]], None] | None = None,
+        on_link: Callable[[bool], None] | None = None,
     ) -> None:
         self.url = url
+        self.on_link = on_link
         self.table = check_table_name(table)
         self.match_id = match_id
         self.on_control = on_control
@@ -216,6 +220,7 @@ class Publisher:
         self._resends: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._generation = 0
         self._connected = False
+        self._link_told: bool | None = None
         self._linger = 0.0
         self._thread: threading.Thread | None = None
         self._client: Any = None
@@ -314,6 +319,7 @@ class Publisher:
             self._connected = True
             self._dirty = True
         self.connections += 1
+        self._tell_link(True)
         client.subscribe([(CONTROL_TOPIC, 1), (resend_topic(self.table), 1)])
         client.publish(table_topic(self.table, "online"), _dumps({"v": 1, "online": True}), qos=1, retain=True)
         self._wake.set()
@@ -321,6 +327,17 @@ class Publisher:
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         with self._lock:
             self._connected = False
+        if not self._stop.is_set():
+            self._tell_link(False)
+
+    def _tell_link(self, up: bool) -> None:
+        if self.on_link is None or up == self._link_told:
+            return
+        self._link_told = up
+        try:
+            self.on_link(up)
+        except Exception:
+            log.exception("telling that the broker is %s", "connected" if up else "lost")
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, properties: Any) -> None:
         self._acks.put((self._generation, mid))

@@ -647,6 +647,7 @@ class Referee:
                     self.store,
                     self.match_id,
                     on_control=lambda data: self._queue.put(_Control(bool(data.get("tournament")))),
+                    on_link=self._hall_link,
                 )
                 # After the store's sink: each action is committed when the publisher wakes.
                 self.table.sinks.add(self.publisher)
@@ -884,6 +885,16 @@ class Referee:
                 "export",
                 f"the match is recorded: {self._export_hint()} writes it for GNU Backgammon",
                 match=self.match_id,
+            )
+
+    def _hall_link(self, up: bool) -> None:
+        """From the MQTT client's thread: say when the hall's broker is reached, or lost."""
+        if up:
+            self._say_later("hall-connected", "publishing: connected to the hall's broker")
+        else:
+            self._say_later(
+                "hall-lost",
+                "publishing: the hall's broker cannot be reached; the actions wait in the store (the match goes on)",
             )
 
     def _set_tournament(self, on: bool) -> None:
