@@ -272,6 +272,8 @@ class Publisher:
         client.will_set(table_topic(self.table, "online"), _dumps({"v": 1, "online": False}), qos=1, retain=True)
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
+        # A broker that cannot be reached at all (down, a wrong address) is said as lost too.
+        client.on_connect_fail = lambda client, userdata: self._tell_link(False)
         client.on_publish = self._on_publish
         client.on_message = self._on_message
         self._client = client

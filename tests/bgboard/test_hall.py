@@ -625,3 +625,19 @@ def test_make_acl_on_the_command_line_writes_the_files(tmp_path: Path, capsys: p
     assert "one is the hall's user 'hall'" in capsys.readouterr().err
     assert main(["hall"]) == 1
     assert "--broker mqtt://HOST:PORT is needed" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_the_demo_plays_on_when_the_broker_is_down_and_says_what_waits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    url = f"mqtt://127.0.0.1:{free_port()}"
+    assert (
+        main(["demo", "--publish", url, "--table", "demo-1", "--moves", "1", "--leds", "none", "--out", str(out)]) == 0
+    )
+    printed = capsys.readouterr().out
+    with MatchStore(out / "demo.sqlite3") as store:
+        total, acked = store.outbox_counts("demo-1")
+    assert total == 2 and acked == 0
+    assert f"published to {url} as table demo-1: the broker has 0 of 2 actions; the rest wait in the store" in printed
