@@ -268,6 +268,9 @@ class Hall:
         self._progress: dict[str, tuple[int, float]] = {}
         self._asked: dict[str, float] = {}
         self._checker: threading.Thread | None = None
+        # The broker's first answer at the start: accepted, or refused and why.
+        self._answered = threading.Event()
+        self._refused: str | None = None
         #: Action messages received, and how many of them the hall already had.
         self.received = 0
         self.duplicates = 0
@@ -283,8 +286,6 @@ class Hall:
         client.on_connect = self._on_connect
         client.on_disconnect = self._on_disconnect
         client.on_message = self._on_message
-        self._refused: str | None = None
-        self._answered = threading.Event()
         try:
             client.connect(self.url.host, self.url.port, keepalive=10)
         except OSError as exc:
@@ -340,11 +341,18 @@ class Hall:
         # Subscribed again on every connection: a broker that restarted without its
         # persistence has forgotten the session.
         client.subscribe([(f"{TOPIC_ROOT}/tables/+/{leaf}", 1) for leaf in ("actions", "state", "online")])
+        if self._answered.is_set():
+            log.warning("the broker at %s is back", self.url)
         self._connected.set()
         self._answered.set()
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
+        was = self._connected.is_set()
         self._connected.clear()
+        if was and not self._stop.is_set():
+            # Said on the hall's console; the client reconnects by itself, and the tables send
+            # again what the broker loses.
+            log.warning("lost the broker at %s (%s): reconnecting", self.url, reason)
 
     def _on_message(self, client: Any, userdata: Any, message: Any) -> None:
         # The broker gets its PUBACK once this returns: what is acknowledged is committed.
