@@ -32,6 +32,7 @@ from engine.text import board_lines, default_margin
 
 if TYPE_CHECKING:
     from bgboard.config import Config
+    from bgboard.publish import BrokerUrl
 
 log = logging.getLogger(__name__)
 
@@ -305,6 +306,72 @@ def cmd_hint(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(str(exc)) from None
 
 
+# -- the hall ---------------------------------------------------------------------------------
+
+
+def broker_url(text: str) -> BrokerUrl:
+    """An argparse type: ``mqtt://HOST:PORT`` (a :class:`bgboard.publish.BrokerUrl`)."""
+    from bgboard.publish import BrokerUrl, PublishError
+
+    try:
+        return BrokerUrl.parse(text)
+    except PublishError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def table_name(text: str) -> str:
+    """An argparse type: a table name (letters, digits, - and _)."""
+    from bgboard.publish import PublishError, check_table_name
+
+    try:
+        return check_table_name(text)
+    except PublishError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _table_for(args: argparse.Namespace) -> str:
+    """``--table``, which ``--publish`` needs."""
+    if args.publish is not None and args.table is None:
+        raise CliError("--publish needs --table NAME: the name the hall shows this table under")
+    return str(args.table or "")
+
+
+def _publish_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--publish",
+        type=broker_url,
+        metavar="mqtt://HOST:PORT",
+        help="publish every stored action and the table's state to the hall's MQTT broker (docs/hall.md)",
+    )
+    p.add_argument("--table", type=table_name, help="this table's name in the hall (with --publish)")
+
+
+def cmd_hall(args: argparse.Namespace, out: TextIO) -> int:
+    """The tournament hall: keep every table's actions from the MQTT broker and serve the hall
+    page and GET /api/tables (docs/hall.md). --make-acl writes the broker's access list and
+    passwords for the tables named; --tournament on|off sends tournament mode to every board."""
+    from bgboard.hall import HallError, make_acl, parse_bind, run_hall, send_tournament
+
+    try:
+        if args.make_acl is not None:
+            secret = make_acl(args.make_acl, args.acl_dir)
+            out.write(
+                f"wrote {args.acl_dir}/acl, passwd, passwords.txt (mode 600) and bgboard.conf for the hall"
+                f" and {len(secret) - 1} tables; see docs/hall.md\n"
+            )
+            return 0
+        if args.broker is None:
+            raise CliError("--broker mqtt://HOST:PORT is needed (or --make-acl TABLE...)")
+        if args.tournament is not None:
+            send_tournament(args.broker, args.tournament == "on")
+            out.write(f"tournament mode {args.tournament}: sent to every board through {args.broker}\n")
+            return 0
+        bind = parse_bind(args.bind)
+        return run_hall(args.broker, bind, args.db, say=lambda text: print(text, file=out, flush=True))
+    except (HallError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
 # -- demo ------------------------------------------------------------------------------------
 
 
@@ -327,6 +394,8 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             noise=args.noise,
             moves=args.moves,
             teach=args.teach,
+            publish=args.publish,
+            table=_table_for(args),
         )
     except EmulatorError as exc:
         raise CliError(f"--leds sim: {exc}") from None
@@ -834,8 +903,17 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
             flag_names={name: flag for name, (flag, _) in flags.items()},
             **{name: value for name, (_, value) in flags.items()},
         )
+        table = _table_for(args)
         referee = Referee(
-            config, out=out, json_lines=args.json, resume=args.resume, stdin=sys.stdin, given=given, stop=stop
+            config,
+            out=out,
+            json_lines=args.json,
+            resume=args.resume,
+            stdin=sys.stdin,
+            given=given,
+            stop=stop,
+            publish=args.publish,
+            table_name=table,
         )
     except StoppedError:
         status = 0
@@ -1013,7 +1091,29 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="teach mode: gnubg's best play lit after each roll, its verdict on each move",
     )
+    _publish_options(p)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "hall", help="the tournament hall: every table from the MQTT broker", description=cmd_hall.__doc__
+    )
+    p.add_argument("--broker", type=broker_url, metavar="mqtt://HOST:PORT", help="the hall's MQTT broker")
+    p.add_argument(
+        "--bind", default="127.0.0.1:8090", help="where to serve the hall page and API (default 127.0.0.1:8090)"
+    )
+    p.add_argument("--db", type=Path, default=Path("hall.sqlite3"), help="the hall's database (default hall.sqlite3)")
+    p.add_argument(
+        "--make-acl",
+        nargs="+",
+        type=table_name,
+        metavar="TABLE",
+        help="write the broker's ACL and passwords for these tables",
+    )
+    p.add_argument("--acl-dir", type=Path, default=Path("hall-acl"), help="where --make-acl writes (default hall-acl)")
+    p.add_argument(
+        "--tournament", choices=("on", "off"), help="send tournament mode (hints off) to every board, then exit"
+    )
+    p.set_defaults(func=cmd_hall)
 
     leds = sub.add_parser("leds", help="the board's LEDs: check the wiring")
     lsub = leds.add_subparsers(dest="leds_command", required=True, metavar="COMMAND")
@@ -1079,6 +1179,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="light gnubg's best play after each roll and say its verdict on each move (match.teach)",
     )
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
+    _publish_options(p)
     p.set_defaults(func=cmd_referee)
 
     p = sub.add_parser("replay", help="run recorded frames through the referee", description=cmd_replay.__doc__)

@@ -34,14 +34,16 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 import cv2
 
 from bgboard.config import gnubg_hints
 from bgboard.events import EventSink, LedsLit, Notice, console_sink, frame_clock
+from bgboard.publish import BrokerUrl, Publisher
 from bgboard.simulation import DemoGame, demo_record
 from bgboard.store import MatchStore, default_file_name
+from bgboard.table import Table
 from hardware.layout import LedLayout
 from hardware.panels import FakeLedPanel, LedPanel
 from hardware.scene import Scene as LedScene
@@ -50,6 +52,8 @@ from hardware.scene import Scene as LedScene
 FIRMWARE_LOOK: Final = 0.6
 #: LED panels the demo can drive.
 LED_CHOICES: Final = ("terminal", "sim", "none")
+#: Seconds the demo waits at its end for the broker to acknowledge what it published.
+PUBLISH_LINGER: Final = 10.0
 
 
 def _count(n: int, what: str) -> str:
@@ -59,6 +63,34 @@ def _count(n: int, what: str) -> str:
 def _lit(scene: LedScene) -> dict[str, str]:
     """The lit LEDs of a scene in words (``{"point.13": "red fast blink"}``)."""
     return {name: str(light) for name, light in scene.items() if not light.is_off}
+
+
+def _tournament(table: Table, console: EventSink, data: dict[str, Any]) -> None:
+    """The hall's tournament mode at the demo's table: hints off, the status light says it.
+
+    Called from the MQTT client's thread: the flags it sets are read by the table at its next
+    frame, and the console writes whole lines from any thread.
+    """
+    on = bool(data.get("tournament"))
+    if on == table.tournament:
+        return
+    table.tournament = on
+    if on:
+        table.hints = None
+        table.controller.teach = False
+    text = "tournament mode (the hall's order): hints are off" if on else "tournament mode is over (the hall's order)"
+    console(Notice("tournament", text, {"tournament": on}))
+
+
+def _published(publisher: Publisher, store: MatchStore) -> Notice:
+    """What was published: all acknowledged, or how many wait in the outbox."""
+    total, acked = store.outbox_counts(publisher.table)
+    where = f"{publisher.url} as table {publisher.table}"
+    if acked == total:
+        text = f"published {_count(total, 'action')} to {where}; the broker has them all"
+    else:
+        text = f"published to {where}: the broker has {acked} of {_count(total, 'action')}; the rest wait in the store"
+    return Notice("published", text, {"table": publisher.table, "actions": total, "acked": acked})
 
 
 def _drawn_panel(layout: LedLayout, console: EventSink) -> tuple[FakeLedPanel, Callable[[float], None]]:
@@ -148,6 +180,8 @@ def run_demo(
     noise: float = 2.0,
     moves: int | None = None,
     teach: bool = False,
+    publish: BrokerUrl | None = None,
+    table: str = "demo",
 ) -> int:
     """Play the demo game at a rendered table; print the events; export the match as ``.mat``.
 
@@ -157,6 +191,8 @@ def run_demo(
     :param moves: stop after this many moves (the match is then left unfinished in the store).
     :param teach: teach mode with the real gnubg (``$BGBOARD_GNUBG``, else gnubg on the path):
         its best play lit and said after each roll, its verdict said after each move.
+    :param publish: publish every stored action and the table's state to this MQTT broker
+        (:mod:`bgboard.publish`), as table ``table``.
     :returns: the exit status (0: the game was played to its end, or to ``moves``).
     """
     stream = out or sys.stdout
@@ -210,7 +246,20 @@ def run_demo(
             noise=noise,
             hints=hints,
         )
-        report = game.play(moves)
+        publisher: Publisher | None = None
+        if publish is not None:
+            publisher = Publisher(
+                publish, table, store, game.match_id, on_control=lambda data: _tournament(game.table, console, data)
+            )
+            # After the store's sink: the action is committed when the publisher is woken.
+            game.table.sinks.add(publisher)
+            publisher.start()
+        try:
+            report = game.play(moves)
+        finally:
+            if publisher is not None:
+                publisher.stop(linger=PUBLISH_LINGER)
+                console(_published(publisher, store))
         mat = folder / default_file_name(store.summary(game.match_id), "mat")
         mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")
         report.mat_file, report.store_file = mat, store_file

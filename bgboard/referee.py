@@ -46,6 +46,7 @@ import numpy as np
 
 from bgboard.config import Config, gnubg_hints
 from bgboard.events import Event, console_sink
+from bgboard.publish import BrokerUrl, Publisher
 from bgboard.store import MatchStore, StoreError
 from bgboard.table import (
     SetupError,
@@ -83,6 +84,9 @@ SAVE_LEARNT_EVERY: Final = 30.0
 #: Seconds gnubg may take over one hint at the table before it is given up (and restarted):
 #: the camera waits meanwhile, and a 2-ply hint takes well under a second.
 HINT_TIMEOUT: Final = 5.0
+
+#: Seconds the referee, stopping, lets the publisher finish sending to the hall's broker.
+PUBLISH_LINGER: Final = 2.0
 
 #: Said once when the camera stops, and once when its frames come back.
 CAMERA_LOST: Final = "the camera stopped sending frames: reopening"
@@ -479,7 +483,14 @@ class _End:
     why: str
 
 
-_Message = _FrameReady | _Button | _Line | _Tick | _Say | _End
+@dataclass(frozen=True, slots=True)
+class _Control:
+    """An order from the hall (``bgboard/v1/hall/control``), handled in the loop."""
+
+    tournament: bool
+
+
+_Message = _FrameReady | _Button | _Line | _Tick | _Say | _End | _Control
 
 
 # -- the referee ----------------------------------------------------------------------------
@@ -519,6 +530,9 @@ class Referee:
         (``{"leds.panel": "--leds"}``): errors name the flag, and a resumed match whose players
         or length differ from the flags' says that it keeps its own.
     :param stop: set while the camera's first frame is awaited, gives up (:class:`StoppedError`).
+    :param publish: publish the stored actions and the table's state to this MQTT broker
+        (:class:`~bgboard.publish.Publisher`, its own thread) as table ``table_name``; the
+        hall's tournament mode turns hints off.
     :raises SetupError: a missing or unusable setting, naming the config key (or the flag).
     """
 
@@ -543,6 +557,8 @@ class Referee:
         first_frame: float = FIRST_FRAME,
         given: Mapping[str, str] | None = None,
         stop: threading.Event | None = None,
+        publish: BrokerUrl | None = None,
+        table_name: str = "",
     ) -> None:
         source = config.camera.source
         if not source:
@@ -584,6 +600,8 @@ class Referee:
         self._buttons: Any = None
         self.panel: DimmedPanel | None = None
         self.hints: GnubgHints | None = None
+        self.publisher: Publisher | None = None
+        self.tournament = False
         try:
             # The devices first, the camera's first frame next: a match is started in the store
             # only once everything else works.
@@ -622,6 +640,17 @@ class Referee:
                 sinks=[self.console],
                 hints=self.hints,
             )
+            if publish is not None:
+                self.publisher = Publisher(
+                    publish,
+                    table_name,
+                    self.store,
+                    self.match_id,
+                    on_control=lambda data: self._queue.put(_Control(bool(data.get("tournament")))),
+                    on_link=self._hall_link,
+                )
+                # After the store's sink: each action is committed when the publisher wakes.
+                self.table.sinks.add(self.publisher)
         except BaseException:
             self._close()
             raise
@@ -778,6 +807,9 @@ class Referee:
         self._say(kind, f"{kind} {self._state_words}", match=self.match_id)
         if self._settings_kept is not None:
             self._say("settings-kept", self._settings_kept, match=self.match_id)
+        if self.publisher is not None:
+            self._say("publishing", f"publishing as table {self.publisher.table} to {self.publisher.url}")
+            self.publisher.start()
         try:
             self.table.show()
             for thread in threads:
@@ -845,6 +877,8 @@ class Referee:
                 self.table.say(event, self._last_t)
             case _End(why):
                 self.ended = why
+            case _Control(tournament):
+                self._set_tournament(tournament)
         if any(event.kind == "match-over" for event in events):
             self.ended = "the match is over"
             self._say(
@@ -852,6 +886,33 @@ class Referee:
                 f"the match is recorded: {self._export_hint()} writes it for GNU Backgammon",
                 match=self.match_id,
             )
+
+    def _hall_link(self, up: bool) -> None:
+        """From the MQTT client's thread: say when the hall's broker is reached, or lost."""
+        if up:
+            self._say_later("hall-connected", "publishing: connected to the hall's broker")
+        else:
+            self._say_later(
+                "hall-lost",
+                "publishing: the hall's broker cannot be reached; the actions wait in the store (the match goes on)",
+            )
+
+    def _set_tournament(self, on: bool) -> None:
+        """The hall's tournament mode: no hints (tournament rules forbid electronic aids)."""
+        if on == self.tournament:
+            return
+        self.tournament = on
+        table = self.table
+        if on:
+            table.hints = None
+            table.controller.teach = False
+            self._say("tournament", "tournament mode (the hall's order): hints are off", tournament=True)
+        else:
+            table.hints = self.hints
+            table.controller.teach = self.hints is not None
+            self._say("tournament", "tournament mode is over (the hall's order)", tournament=False)
+        table.tournament = on
+        table.show()
 
     def _export_hint(self) -> str:
         command = "bgboard export last --format mat"
@@ -907,6 +968,10 @@ class Referee:
         self._close()
 
     def _close(self) -> None:
+        if self.publisher is not None:
+            # What the broker has not acknowledged yet stays in the outbox for the next run.
+            self.publisher.stop(linger=PUBLISH_LINGER)
+            self.publisher = None
         if self.hints is not None:
             self.hints.close()
             self.hints = None

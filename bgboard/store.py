@@ -26,7 +26,7 @@ erased: :meth:`MatchStore.undo` and :meth:`MatchStore.correct` add rows that tak
 Cube(value=2, owner=0)
 >>> store.close()
 
-Schema (version 1, in ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as
+Schema (version 2, in ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as
 bgboard's):
 
 ``matches``
@@ -39,6 +39,10 @@ bgboard's):
     ``started``, and once it is over ``winner``, ``points``, ``kind`` (1 single, 2 gammon,
     3 backgammon), ``ended`` (``played out``, ``resigned``, ``dropped``), ``cube`` and
     ``finished``.
+``outbox_matches``, ``outbox`` (version 2)
+    the hall publisher's outbox: the matches published under a table name, and each of their
+    actions with its ``seq`` for that table (1, 2, ...) and ``acked`` (UTC, when the broker
+    acknowledged it; NULL until then). See :meth:`MatchStore.outbox_fill`.
 ``actions``
     ``id``, ``match``, ``game``, ``seq`` (1, 2, ... within the match), ``time`` (UTC, ISO 8601
     with milliseconds), ``player`` (who acted; NULL for the opening roll, which both make),
@@ -95,8 +99,9 @@ from engine.record import GameRecord, MatchRecord
 
 log = logging.getLogger(__name__)
 
-#: The schema version this bgboard writes and the newest it reads.
-SCHEMA_VERSION: Final = 1
+#: The schema version this bgboard writes and the newest it reads (2 added the outbox; a
+#: version 1 store is upgraded when it is opened for writing).
+SCHEMA_VERSION: Final = 2
 
 #: ``PRAGMA application_id`` of a bgboard match store: the bytes ``bgbd``.
 APPLICATION_ID: Final = 0x62676264
@@ -176,6 +181,29 @@ _SCHEMA: Final = (
         confidence     REAL CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1)),
         note           TEXT,
         UNIQUE (match, seq)
+    )
+    """,
+)
+
+#: Version 2: the outbox of the hall publisher (:mod:`bgboard.publish`). ``outbox_matches``
+#: names the matches published under a table; ``outbox`` gives each of their actions the
+#: table's sequence number (1, 2, ... per table name) and, once the broker has it, ``acked``.
+_OUTBOX: Final = (
+    """
+    CREATE TABLE IF NOT EXISTS outbox_matches (
+        table_name TEXT NOT NULL,
+        match      INTEGER NOT NULL REFERENCES matches(id),
+        PRIMARY KEY (table_name, match)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS outbox (
+        table_name TEXT NOT NULL,
+        seq        INTEGER NOT NULL CHECK (seq >= 1),
+        action     INTEGER NOT NULL REFERENCES actions(id),
+        acked      TEXT,
+        PRIMARY KEY (table_name, seq),
+        UNIQUE (table_name, action)
     )
     """,
 )
@@ -558,6 +586,9 @@ class MatchStore:
     :param clock: returns the current time (aware); the default is the system's UTC clock.
     :param check: run SQLite's ``quick_check`` on opening, so a damaged file is named at once.
     :param busy_timeout: seconds to wait for another process's write to finish before giving up.
+    :param durable: sync every commit to disk (``synchronous=FULL``); ``False`` (``NORMAL``) is
+        for a second connection that writes only what may be lost and redone, the publisher's
+        acknowledgements: its commits then never wait for the disk.
     :raises NotAStoreError: the file is not a bgboard match store, or it is damaged.
     :raises NewerStoreError: a newer bgboard wrote it.
     :raises StoreError: the file cannot be opened.
@@ -571,8 +602,10 @@ class MatchStore:
         clock: Callable[[], datetime] | None = None,
         check: bool = True,
         busy_timeout: float = 10.0,
+        durable: bool = True,
     ) -> None:
         self.path = Path(path)
+        self._durable = durable
         self._name = str(path)
         self._clock = clock or _utc_now
         self._lock = threading.RLock()
@@ -641,10 +674,12 @@ class MatchStore:
                 if mode.lower() != "wal":
                     log.warning("%s: SQLite refused WAL mode (journal mode %s)", self._name, mode)
             # FULL: the WAL is synced at every commit, so a committed action survives a power cut.
-            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if self._durable else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")
             if version == 0:
                 self._create_schema()
+            elif version < SCHEMA_VERSION and (self._create or memory):
+                self._upgrade()
         except sqlite3.DatabaseError as exc:
             raise NotAStoreError(f"{self._name}: not a bgboard match store, or damaged ({exc})") from None
 
@@ -654,9 +689,18 @@ class MatchStore:
             if self._db.execute("PRAGMA user_version").fetchone()[0] != 0:
                 return
             self._refuse_foreign_tables()
-            for statement in _SCHEMA:
+            for statement in _SCHEMA + _OUTBOX:
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _upgrade(self) -> None:
+        """Version 1 to 2: add the outbox (nothing else changed)."""
+        with self._transaction():
+            if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+                return
+            for statement in _OUTBOX:
+                self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _refuse_foreign_tables(self) -> None:
@@ -1268,6 +1312,108 @@ class MatchStore:
             else GameResult(row["winner"], row["points"], row["kind"], GameEnd(row["ended"]), row["cube"])
             for row in rows
         ]
+
+    # -- the outbox (bgboard.publish) ----------------------------------------------------------
+
+    def outbox_add_match(self, table: str, match_id: int) -> None:
+        """Publish the actions of match ``match_id`` under ``table`` (those stored already too).
+
+        :raises UnknownMatchError: there is no such match.
+        """
+        with self._transaction() as db:
+            self._match_row(match_id)
+            db.execute("INSERT OR IGNORE INTO outbox_matches (table_name, match) VALUES (?, ?)", (table, match_id))
+
+    def outbox_fill(self, table: str) -> int:
+        """Give the table's sequence numbers to the actions not yet in its outbox, in the order
+        they were stored; returns how many were added.
+
+        Every row of a published match counts, undo rows included: the hall keeps what the
+        board keeps.
+        """
+        with self._transaction() as db:
+            last = db.execute("SELECT coalesce(max(seq), 0) FROM outbox WHERE table_name = ?", (table,)).fetchone()[0]
+            rows = db.execute(
+                "SELECT a.id FROM actions a JOIN outbox_matches m ON m.match = a.match AND m.table_name = ?"
+                " WHERE a.id NOT IN (SELECT action FROM outbox WHERE table_name = ?) ORDER BY a.id",
+                (table, table),
+            ).fetchall()
+            db.executemany(
+                "INSERT INTO outbox (table_name, seq, action) VALUES (?, ?, ?)",
+                [(table, last + n, row[0]) for n, row in enumerate(rows, 1)],
+            )
+        return len(rows)
+
+    def outbox_pending(self, table: str, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """The table's actions the broker has not acknowledged, with ``seq`` above ``after``, in
+        order: each a JSON-ready dict (the message :mod:`bgboard.publish` sends)."""
+        return self._outbox_rows(table, "AND o.acked IS NULL AND o.seq > ? ORDER BY o.seq LIMIT ?", (after, limit))
+
+    def outbox_messages(self, table: str) -> list[dict[str, Any]]:
+        """Every action in the table's outbox, acknowledged or not, in order (as sent)."""
+        return self._outbox_rows(table, "ORDER BY o.seq", ())
+
+    def _outbox_rows(self, table: str, where: str, values: tuple[Any, ...]) -> list[dict[str, Any]]:
+        with self._reading():
+            rows = self._db.execute(
+                "SELECT o.seq AS table_seq, a.*, m.player0, m.player1, m.length FROM outbox o"
+                " JOIN actions a ON a.id = o.action JOIN matches m ON m.id = a.match"
+                f" WHERE o.table_name = ? {where}",
+                (table, *values),
+            ).fetchall()
+        return [_outbox_message(table, row) for row in rows]
+
+    def outbox_acked(self, table: str, seqs: Iterable[int], at: datetime | None = None) -> None:
+        """Note that the broker acknowledged the table's actions ``seqs``."""
+        when = self._now(at)
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE outbox SET acked = ? WHERE table_name = ? AND seq = ? AND acked IS NULL",
+                [(when, table, seq) for seq in seqs],
+            )
+
+    def outbox_resend(self, table: str, first: int) -> int:
+        """Send the table's actions from ``first`` on again (the hall misses them); how many."""
+        with self._transaction() as db:
+            cursor = db.execute(
+                "UPDATE outbox SET acked = NULL WHERE table_name = ? AND seq >= ? AND acked IS NOT NULL", (table, first)
+            )
+        return cursor.rowcount
+
+    def outbox_counts(self, table: str) -> tuple[int, int]:
+        """``(actions in the table's outbox, of which the broker acknowledged)``."""
+        with self._reading():
+            row = self._db.execute(
+                "SELECT count(*), count(acked) FROM outbox WHERE table_name = ?", (table,)
+            ).fetchone()
+        return int(row[0]), int(row[1])
+
+
+def _outbox_message(table: str, row: sqlite3.Row) -> dict[str, Any]:
+    """One outbox row as the action message of ``bgboard/v1/tables/NAME/actions``."""
+    return {
+        "v": 1,
+        "table": table,
+        "seq": row["table_seq"],
+        "match": row["match"],
+        "game": row["game"],
+        "match_seq": row["seq"],
+        "time": row["time"],
+        "players": [row["player0"], row["player1"]],
+        "length": row["length"],
+        "player": row["player"],
+        "kind": row["kind"],
+        "dice": None if row["dice"] is None else [int(ch) for ch in row["dice"]],
+        "play": row["play"],
+        "cube": row["cube"],
+        "resign": row["resign"],
+        "undoes": row["undoes"],
+        "gnubgid_before": row["gnubgid_before"],
+        "gnubgid_after": row["gnubgid_after"],
+        "source": row["source"],
+        "confidence": row["confidence"],
+        "note": row["note"],
+    }
 
 
 def match_id_of(store: MatchStore, text: str) -> int:

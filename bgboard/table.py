@@ -40,6 +40,7 @@ from bgboard.store import MatchStore, StoreError
 from engine.hints import HintEngine, HintError, check_ply
 from engine.match import MatchState, Phase
 from hardware.panels import LedPanel
+from hardware.presenter import in_tournament
 from hardware.scene import Scene
 from vision.reader import BoardReader
 from vision.reading import BoardReading
@@ -185,6 +186,9 @@ class Table:
         self._period: tuple[float, float] | None = None
         self.last_gate: GateState | None = None
         self.last_reading: BoardReading | None = None
+        #: The hall's tournament mode: the status light says it (hints are turned off by
+        #: whoever runs the table).
+        self.tournament = False
 
     @classmethod
     def from_config(
@@ -315,6 +319,8 @@ class Table:
         Without a panel the change is still noted, so the latencies can be measured headless.
         """
         scene = self.controller.scene()
+        if self.tournament:
+            scene = in_tournament(scene)
         if scene == self._shown:
             return False
         if self.panel is not None:

@@ -201,6 +201,18 @@ def scene_for(
     return Scene(lights, brightness)
 
 
+def in_tournament(scene: Scene) -> Scene:
+    """``scene`` with the status light saying tournament mode (hints off) while all is well:
+    an illegal move or a check keeps its own status light.
+
+    >>> str(in_tournament(Scene({"status": sc.READY}))["status"])
+    'purple slow pulse'
+    """
+    if scene.get(sc.STATUS) != sc.READY:
+        return scene
+    return Scene({**scene, sc.STATUS: sc.TOURNAMENT}, scene.brightness)
+
+
 def _check_led(item: int | str) -> str:
     if isinstance(item, int) and not isinstance(item, bool):
         return sc.point_led(item)

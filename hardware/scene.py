@@ -273,6 +273,8 @@ CUBE: Final = Light(Colour.WHITE)
 CUBE_OFFERED: Final = Light(Colour.WHITE, Pattern.BLINK)
 TURN: Final = Light(Colour.WARM_WHITE)
 READY: Final = Light(Colour.GREEN)
+#: The status light, all being well, in the hall's tournament mode (hints off).
+TOURNAMENT: Final = Light(Colour.PURPLE, Pattern.SLOW_PULSE)
 #: The self-test walk's colour, as the firmware's SELF_TEST uses.
 TEST: Final = Light(Colour(protocol.TEST_COLOUR))
 

@@ -21,7 +21,7 @@ esac
 
 apt_packages=(python3-venv)
 if [ "$mode" = test ]; then
-  apt_packages+=(gnubg gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make shellcheck)
+  apt_packages+=(gnubg mosquitto gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make shellcheck)
   # Blender's Python module (the 3D renderer's tests, x86-64 only) links these even headless.
   if [ "$(uname -m)" = x86_64 ]; then
     apt_packages+=(libx11-6 libxrender1 libxxf86vm1 libxfixes3 libxi6 libxkbcommon0 libsm6 libice6 libxext6 libgl1 libgomp1)

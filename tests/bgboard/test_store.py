@@ -104,7 +104,7 @@ def row_count(db: Path) -> int:
 
 def test_a_new_store_has_the_schema_its_version_and_the_settings(store: MatchStore, db: Path) -> None:
     assert db.exists()
-    assert store.schema_version == SCHEMA_VERSION == 1
+    assert store.schema_version == SCHEMA_VERSION == 2
     assert store.journal_mode == "wal"
     assert store.synchronous == 2  # FULL
     connection = sqlite3.connect(db)
@@ -498,7 +498,7 @@ def test_a_store_from_a_newer_bgboard_is_refused(db: Path) -> None:
     connection = sqlite3.connect(db)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     connection.close()
-    with pytest.raises(NewerStoreError, match=rf"{db}: .*newer bgboard \(schema version 2; .* up to 1\)"):
+    with pytest.raises(NewerStoreError, match=rf"{db}: .*newer bgboard \(schema version 3; .* up to 2\)"):
         MatchStore(db)
     # Refusing it wrote nothing: the match is still there for the newer bgboard.
     connection = sqlite3.connect(db)
@@ -683,3 +683,54 @@ def test_a_damaged_store_is_named_in_one_line_with_what_to_do(tmp_path: Path) ->
     message = str(caught.value)
     assert "the match store is damaged: " in message and "\n" not in message
     assert "move it aside to start a new store" in message and ".recover" in message
+
+
+def test_a_version_1_store_is_upgraded_with_the_outbox_and_keeps_its_matches(db: Path) -> None:
+    with MatchStore(db) as store:
+        match = store.start_match(("Ann", "Bob"), 3)
+        store.record(match, OpeningRoll(3, 1), source="camera")
+    connection = sqlite3.connect(db)
+    connection.execute("DROP TABLE outbox")
+    connection.execute("DROP TABLE outbox_matches")
+    connection.execute("PRAGMA user_version = 1")
+    connection.commit()
+    connection.close()
+    with MatchStore(db) as store:
+        assert store.schema_version == 2
+        store.outbox_add_match("t1", match)
+        assert store.outbox_fill("t1") == 1
+        assert [m["kind"] for m in store.outbox_pending("t1")] == ["opening_roll"]
+
+
+def test_the_outbox_numbers_each_tables_actions_in_order_and_keeps_the_acks(db: Path) -> None:
+    with MatchStore(db) as store:
+        first = store.start_match(("Ann", "Bob"), 3)
+        store.record(first, OpeningRoll(3, 1), source="camera")
+        store.outbox_add_match("t1", first)
+        store.record(first, Move("8/5 6/5"), source="camera", confidence=0.9)
+        assert store.outbox_fill("t1") == 2
+        assert store.outbox_fill("t1") == 0
+        store.undo(first, source="button")
+        second = store.start_match(("Cy", "Di"), 1)
+        store.outbox_add_match("t1", second)
+        store.record(second, OpeningRoll(6, 5), source="camera")
+        assert store.outbox_fill("t1") == 2
+        pending = store.outbox_pending("t1")
+        assert [(m["seq"], m["kind"], m["match"]) for m in pending] == [
+            (1, "opening_roll", first),
+            (2, "move", first),
+            (3, "undo", first),
+            (4, "opening_roll", second),
+        ]
+        assert pending[1]["play"] == "8/5 6/5" and pending[1]["players"] == ["Ann", "Bob"]
+        assert pending[0]["dice"] == [3, 1] and pending[3]["match_seq"] == 1
+        store.outbox_acked("t1", [1, 2])
+        assert [m["seq"] for m in store.outbox_pending("t1")] == [3, 4]
+        assert [m["seq"] for m in store.outbox_pending("t1", after=3)] == [4]
+        assert store.outbox_counts("t1") == (4, 2)
+        assert store.outbox_resend("t1", 2) == 1
+        assert [m["seq"] for m in store.outbox_pending("t1")] == [2, 3, 4]
+    # The acknowledgements survive reopening the store: what the broker has is not sent again.
+    with MatchStore(db) as store:
+        assert store.outbox_counts("t1") == (4, 1)
+        assert store.outbox_pending("t2") == []
