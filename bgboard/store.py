@@ -26,7 +26,7 @@ erased: :meth:`MatchStore.undo` and :meth:`MatchStore.correct` add rows that tak
 Cube(value=2, owner=0)
 >>> store.close()
 
-Schema (version 1, in ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as
+Schema (version 2, in ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as
 bgboard's):
 
 ``matches``
@@ -48,6 +48,10 @@ bgboard's):
     a beaver redoubles to), ``resign`` (1, 2 or 3 points per cube), ``undoes`` (the action an
     ``undo`` row takes back), ``gnubgid_before``, ``gnubgid_after``, ``source`` (see
     :data:`SOURCES`), ``confidence`` (0 to 1, or NULL) and ``note``.
+``analyses`` (version 2)
+    gnubg's analysis of a match (``bgboard analyse``): ``match``, ``ply``, ``actions`` (how many
+    actions stood when it was made, so a later one shows it is out of date), ``time`` and
+    ``analysis`` (the JSON ``bgboard analyse --json`` prints). One per match and depth.
 
 All times are UTC. A :class:`MatchStore` may be shared between threads; each call takes a lock.
 """
@@ -96,7 +100,7 @@ from engine.record import GameRecord, MatchRecord
 log = logging.getLogger(__name__)
 
 #: The schema version this bgboard writes and the newest it reads.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 #: ``PRAGMA application_id`` of a bgboard match store: the bytes ``bgbd``.
 APPLICATION_ID: Final = 0x62676264
@@ -179,6 +183,23 @@ _SCHEMA: Final = (
     )
     """,
 )
+
+
+#: The ``analyses`` table. ``IF NOT EXISTS``: made both by a new store and by the upgrade from
+#: version 1, and harmless to run again.
+_ANALYSES: Final = """
+    CREATE TABLE IF NOT EXISTS analyses (
+        match    INTEGER NOT NULL REFERENCES matches(id),
+        ply      INTEGER NOT NULL CHECK (ply >= 0),
+        actions  INTEGER NOT NULL,
+        time     TEXT NOT NULL,
+        analysis TEXT NOT NULL,
+        PRIMARY KEY (match, ply)
+    )
+    """
+
+#: What upgrades a store from each older version to the next.
+_UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {1: (_ANALYSES,)}
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -645,6 +666,8 @@ class MatchStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             if version == 0:
                 self._create_schema()
+            elif version < SCHEMA_VERSION:
+                self._upgrade()
         except sqlite3.DatabaseError as exc:
             raise NotAStoreError(f"{self._name}: not a bgboard match store, or damaged ({exc})") from None
 
@@ -654,10 +677,22 @@ class MatchStore:
             if self._db.execute("PRAGMA user_version").fetchone()[0] != 0:
                 return
             self._refuse_foreign_tables()
-            for statement in _SCHEMA:
+            for statement in (*_SCHEMA, _ANALYSES):
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _upgrade(self) -> None:
+        """Bring an older store up to :data:`SCHEMA_VERSION`, one version at a time."""
+        with self._transaction():
+            # Another process may have upgraded it while we waited for the lock.
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            while version < SCHEMA_VERSION:
+                for statement in _UPGRADES.get(version, ()):
+                    self._db.execute(statement)
+                version += 1
+                self._db.execute(f"PRAGMA user_version={version}")
+                log.info("%s: match store upgraded to schema version %d", self._name, version)
 
     def _refuse_foreign_tables(self) -> None:
         query = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
@@ -1256,6 +1291,46 @@ class MatchStore:
         from engine.sgf import write_sgf
 
         return write_sgf(record)
+
+    def save_analysis(
+        self, match_id: int, analysis: Mapping[str, Any], *, ply: int, at: datetime | None = None
+    ) -> None:
+        """Keep gnubg's analysis of a match (the ``bgboard analyse --json`` object) at ``ply``.
+
+        It replaces an earlier one at the same depth; it records how many actions stood, so
+        :meth:`analysis` can tell when the match has gone on since.
+
+        :raises UnknownMatchError: there is no such match.
+        """
+        text = json.dumps(analysis, ensure_ascii=False)
+        with self._transaction() as db:
+            self._match_row(match_id)
+            actions = len(self._rows(match_id))
+            db.execute(
+                "INSERT OR REPLACE INTO analyses (match, ply, actions, time, analysis) VALUES (?, ?, ?, ?, ?)",
+                (match_id, ply, actions, self._now(at), text),
+            )
+
+    def analysis(self, match_id: int, ply: int | None = None) -> dict[str, Any] | None:
+        """The analysis kept for a match (at ``ply``, else the deepest), or ``None``.
+
+        An analysis made before the last action was recorded is out of date: ``None`` too.
+
+        :raises UnknownMatchError: there is no such match.
+        """
+        with self._reading():
+            self._match_row(match_id)
+            actions = len(self._rows(match_id))
+            query = "SELECT * FROM analyses WHERE match = ? AND actions = ?"
+            arguments: tuple[int, ...] = (match_id, actions)
+            if ply is not None:
+                query += " AND ply = ?"
+                arguments += (ply,)
+            row = self._db.execute(query + " ORDER BY ply DESC LIMIT 1", arguments).fetchone()
+        if row is None:
+            return None
+        kept: dict[str, Any] = json.loads(row["analysis"])
+        return kept
 
     def results(self, match_id: int) -> list[GameResult | None]:
         """Each game's result from the ``games`` table, ``None`` for a game still on."""

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: MIT
+"""``bgboard analyse``: GNU Backgammon's analysis of a stored match or a ``.mat`` file.
+
+The match is read (from the match store, or from the file with bgboard's own reader, so a file
+that does not read is named with its line), handed to the gnubg process that gives hints
+(:func:`bgboard.config.gnubg_hints`) and analysed there with gnubg's ``analyse match``
+(:mod:`engine.analysis`). A stored match's analysis is kept in the store beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TextIO
+
+from engine.analysis import AnalysisError, MatchAnalysis, analyse_record
+from engine.hints import GnubgHints, HintError
+from engine.matfile import read_mat_file
+from engine.record import MatchRecord
+
+log = logging.getLogger(__name__)
+
+#: Seconds an analysis may take before gnubg is given up: a long match at 2-ply takes about a
+#: minute on a PC, several on a Pi.
+TIMEOUT = 1800.0
+
+
+class AnalyseInputError(ValueError):
+    """What was named to analyse cannot be: no such match or file, or a file that does not read."""
+
+
+def is_match_file(name: str) -> bool:
+    """``name`` names a file (a ``.mat``/``.txt`` suffix or an existing file), not a stored match."""
+    return name.lower().endswith((".mat", ".txt")) or (not name.strip().isdigit() and Path(name).is_file())
+
+
+def record_of_file(path: Path) -> MatchRecord:
+    """The match in a ``.mat`` file, read and replayed by bgboard's reader.
+
+    :raises AnalyseInputError: the file is missing, or does not read or replay (file and line named).
+    """
+    if not path.is_file():
+        raise AnalyseInputError(f"{path}: no such match file")
+    read = read_mat_file(path)
+    problems = [problem.describe(str(path)) for problem in read.all_problems()]
+    problems += [
+        f"{path}:{game.illegal.line}: game {game.number}: illegal play {game.illegal.play!r}: {game.illegal.reason}"
+        for game in read.games
+        if game.illegal is not None
+    ]
+    if problems:
+        more = f" (and {len(problems) - 1} more; bgboard check-match lists them)" if len(problems) > 1 else ""
+        raise AnalyseInputError(f"{problems[0]}{more}")
+    if not any(game.actions for game in read.record.games):
+        raise AnalyseInputError(f"{path}: no moves in this match file: nothing to analyse")
+    return read.record
+
+
+def analyse(record: MatchRecord, gnubg: GnubgHints, ply: int) -> MatchAnalysis:
+    """gnubg's analysis of ``record`` at ``ply`` (see :func:`engine.analysis.analyse_record`)."""
+    return analyse_record(record, gnubg, ply=ply, timeout=TIMEOUT)
+
+
+def write_analysis(analysis: MatchAnalysis, out: TextIO, as_json: bool) -> None:
+    """Print the analysis: one JSON object, or lines in players' words."""
+    if as_json:
+        out.write(json.dumps(analysis.to_json(), ensure_ascii=False) + "\n")
+    else:
+        out.write("\n".join(analysis.lines()) + "\n")
+
+
+def analyse_at_match_end(record: MatchRecord, gnubg: GnubgHints | None, out: TextIO) -> MatchAnalysis | None:
+    """The 0-ply analysis printed when a match ends (teach and log modes), if gnubg is at hand.
+
+    Optional by design: without gnubg, or when gnubg fails, the match is still recorded and
+    this says why there is no analysis, in one line, instead of failing the match.
+    """
+    if gnubg is None:
+        return None
+    try:
+        analysis = analyse_record(record, gnubg, ply=0, timeout=120.0)
+    except (AnalysisError, HintError) as exc:
+        log.warning("no analysis of the match: %s", exc)
+        out.write(f"no analysis of the match: {exc}\n")
+        return None
+    write_analysis(analysis, out, as_json=False)
+    return analysis
