@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from bgboard.store import MatchStore, StoreError
 from engine.analysis import AnalysisError, MatchAnalysis, analyse_record
-from engine.hints import GnubgHints, HintError
+from engine.hints import GnubgHints, HintError, find_gnubg
 from engine.matfile import read_mat_file
 from engine.record import MatchRecord
 
@@ -24,6 +27,10 @@ log = logging.getLogger(__name__)
 #: Seconds an analysis may take before gnubg is given up: a long match at 2-ply takes about a
 #: minute on a PC, several on a Pi.
 TIMEOUT = 1800.0
+
+
+#: Seconds the analysis at the end of a match may take (0-ply: about a second for 7 points).
+END_TIMEOUT = 120.0
 
 
 class AnalyseInputError(ValueError):
@@ -70,19 +77,43 @@ def write_analysis(analysis: MatchAnalysis, out: TextIO, as_json: bool) -> None:
         out.write("\n".join(analysis.lines()) + "\n")
 
 
-def analyse_at_match_end(record: MatchRecord, gnubg: GnubgHints | None, out: TextIO) -> MatchAnalysis | None:
-    """The 0-ply analysis printed when a match ends (teach and log modes), if gnubg is at hand.
+def analyse_finished_match(store: MatchStore, match_id: int, gnubg: GnubgHints | None) -> MatchEndAnalysis | None:
+    """gnubg's 0-ply analysis at the end of a match (teach and log modes), kept in the store.
 
-    Optional by design: without gnubg, or when gnubg fails, the match is still recorded and
-    this says why there is no analysis, in one line, instead of failing the match.
+    Optional by design, and quick (a 7-point match takes about a second at 0-ply): without
+    gnubg installed it returns ``None``; when gnubg fails, the match is recorded all the same
+    and the text says why there is no analysis.
+
+    :param gnubg: the hint process of teach mode; ``None`` starts one for the analysis (and
+        stops it after) when gnubg is installed.
     """
+    from bgboard.config import GNUBG_VARIABLE, gnubg_hints
+
+    own: GnubgHints | None = None
     if gnubg is None:
-        return None
+        if find_gnubg() is None and not os.environ.get(GNUBG_VARIABLE):
+            return None
+        gnubg = own = gnubg_hints()
     try:
-        analysis = analyse_record(record, gnubg, ply=0, timeout=120.0)
-    except (AnalysisError, HintError) as exc:
-        log.warning("no analysis of the match: %s", exc)
-        out.write(f"no analysis of the match: {exc}\n")
-        return None
-    write_analysis(analysis, out, as_json=False)
-    return analysis
+        record = store.record_of(match_id)
+        analysis = analyse_record(record, gnubg, ply=0, timeout=END_TIMEOUT)
+        store.save_analysis(match_id, analysis.to_json(), ply=0)
+    except (AnalysisError, HintError, StoreError) as exc:
+        log.warning("no analysis of match %d: %s", match_id, exc)
+        return MatchEndAnalysis(f"no analysis of the match: {exc}", None)
+    finally:
+        if own is not None:
+            own.close()
+    return MatchEndAnalysis("\n".join(analysis.lines()), analysis)
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEndAnalysis:
+    """What is said at the end of a match: the analysis in words, and the analysis (``None`` if it failed)."""
+
+    text: str
+    analysis: MatchAnalysis | None
+
+    def fields(self) -> dict[str, object]:
+        """The event's fields: ``analysis`` (the ``bgboard analyse --json`` object) when there is one."""
+        return {} if self.analysis is None else {"analysis": self.analysis.to_json()}
