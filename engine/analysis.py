@@ -222,10 +222,12 @@ class MatchAnalysis:
         for p in self.players:
             rate = "n/a" if p.error_rate is None else f"{p.error_rate:.1f}"
             luck = "n/a" if p.luck is None else f"{p.luck:+.1f}"
+            # gnubg rates ordinary luck "None": said only when it says something.
+            words = f" ({p.luck_rating})" if p.luck_rating not in ("", "None") else ""
             marks = ", ".join(f"{sum(e.label == label for e in p.errors)} {label}" for label in LABELS)
             out.append(
                 f"{p.name}: error rate {rate} mEMG per move ({p.rating or 'no rating'}), "
-                f"luck {luck} mEMG per roll{f' ({p.luck_rating})' if p.luck_rating else ''}; {marks}"
+                f"luck {luck} mEMG per roll{words}; {marks}"
             )
             out.extend(f"  {e.describe()}" for e in p.errors)
         return out
