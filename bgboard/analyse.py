@@ -38,8 +38,8 @@ class AnalyseInputError(ValueError):
 
 
 def is_match_file(name: str) -> bool:
-    """``name`` names a file (a ``.mat``/``.txt`` suffix or an existing file), not a stored match."""
-    return name.lower().endswith((".mat", ".txt")) or (not name.strip().isdigit() and Path(name).is_file())
+    """``name`` names a match file, not a stored match (a number, or ``last``)."""
+    return not (name.strip().isdigit() or name.strip().lower() == "last")
 
 
 def record_of_file(path: Path) -> MatchRecord:
@@ -47,8 +47,12 @@ def record_of_file(path: Path) -> MatchRecord:
 
     :raises AnalyseInputError: the file is missing, or does not read or replay (file and line named).
     """
+    if path.is_dir():
+        raise AnalyseInputError(f"{path} is a folder: name a .mat file, a stored match's number or 'last'")
     if not path.is_file():
-        raise AnalyseInputError(f"{path}: no such match file")
+        raise AnalyseInputError(
+            f"{path}: no such match file (a stored match is named by its number, see bgboard matches, or 'last')"
+        )
     read = read_mat_file(path)
     problems = [problem.describe(str(path)) for problem in read.all_problems()]
     problems += [

@@ -24,7 +24,7 @@ import pytest
 from bgboard.cli import main
 from bgboard.store import SCHEMA_VERSION, MatchStore
 from engine.analysis import AnalysisError, MatchAnalysis, parse_statistics
-from engine.matfile import read_mat_file
+from engine.matfile import read_mat_file, write_mat
 from tests.conftest import SHARED_DATA
 
 GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
@@ -91,7 +91,8 @@ def annotated_decisions(text: str) -> tuple[set[tuple[str, str, str, float]], li
         if not acted:
             continue
         name, verb = acted.group(1), acted.group(2)
-        ranked = re.findall(r"(?m)^(\*?)\s+\d+\. Cubeful 0-ply\s+(.+?)\s+Eq\.: \S+(?: \((\S+)\))?$", block)
+        # A play made outside the listed best is listed last, ranked "??".
+        ranked = re.findall(r"(?m)^(\*?)\s+(?:\d+\.|\?\?)\s+Cubeful 0-ply\s+(.+?)\s+Eq\.: \S+(?: \((\S+)\))?$", block)
         if verb == "moves" and ranked and ranked[0][0] != "*":
             made = next(r for r in ranked if r[0] == "*")
             plays.add((name, made[1], ranked[0][1], abs(float(made[2]))))
@@ -249,3 +250,37 @@ def test_an_analysis_reads_back_from_its_json(analysed: dict[str, Any]) -> None:
     assert again.to_json() == analysed
     with pytest.raises(AnalysisError):
         MatchAnalysis.from_json({"players": [{"name": "Ann"}]})
+
+
+#: A Galaxy money session (written "16 point match"): a missed double, a bad checker play.
+MONEY = SHARED_DATA / "matches" / "bglab" / "lasse" / "match10315962.txt"
+
+
+@needs_gnubg
+@pytest.mark.oracle
+def test_a_money_session_is_analysed_as_money_with_gnubgs_figures(tmp_path: Path) -> None:
+    record = read_mat_file(MONEY).record
+    assert record.length == 0
+    # gnubg's own import of the file sees a 16-point match; given the session as money (the
+    # .mat bgboard writes), its statistics are what bgboard reports.
+    written = tmp_path / "money.mat"
+    written.write_text(write_mat(record), encoding="utf-8")
+    status, out = run(["analyse", str(MONEY), "--json"])
+    assert status == 0
+    players = json.loads(out)["players"]
+    statistics, annotated = gnubg_says(written, tmp_path)
+    rows = statistics_rows(statistics)
+    rate = next(cells for label, cells in rows.items() if label.startswith("Overall: Error rate mEMG"))
+    plays, cube = annotated_decisions(annotated)
+    for side, player in enumerate(players):
+        assert -float(rate[side * 2]) == player["error_rate"]
+        assert rows["Overall: Overall rating"][side] == player["rating"]
+    errors = [(p["name"], e) for p in players for e in p["errors"]]
+    assert [(name, e["play"], e["label"]) for name, e in errors] == [
+        ("easy058962", "no double", "very bad"),
+        ("lasse", "10/9(2) 6/5(2)", "bad"),
+    ]
+    name, missed = errors[0]
+    assert any(w == name and k == "no double" and abs(loss - missed["equity_lost"]) <= 0.0015 for w, k, loss in cube)
+    name, play = errors[1]
+    assert (name, play["play"], play["best"], play["equity_lost"]) in plays
