@@ -450,6 +450,10 @@ def analyse_record(record: MatchRecord, gnubg: CommandRunner, *, ply: int = 0, t
         mat.write_text(write_mat(record), encoding="utf-8")
         walker.write_text(_WALKER % {"mark": _MARK}, encoding="utf-8")
         text = gnubg.run(analysis_commands(str(mat), str(walker), ply), timeout)
+    # gnubg's importer stops a game at a move it finds illegal and goes on: never analyse half a game.
+    refused = re.search(r"(?im)^.*invalid move.*$", text)
+    if refused:
+        raise AnalysisError(f"gnubg did not read the whole match: {refused.group(0).strip()}")
     if "Statistics" not in text and "statistics" not in text:
         problem = _IMPORT_FAILED.search(text)
         raise AnalysisError(f"gnubg did not analyse the match: {problem.group(0).strip() if problem else _tail(text)}")

@@ -23,7 +23,7 @@ import pytest
 
 from bgboard.cli import main
 from bgboard.store import SCHEMA_VERSION, MatchStore
-from engine.analysis import AnalysisError, MatchAnalysis, parse_statistics
+from engine.analysis import AnalysisError, MatchAnalysis, analyse_record, parse_statistics
 from engine.matfile import read_mat_file, write_mat
 from tests.conftest import SHARED_DATA
 
@@ -284,3 +284,30 @@ def test_a_money_session_is_analysed_as_money_with_gnubgs_figures(tmp_path: Path
     assert any(w == name and k == "no double" and abs(loss - missed["equity_lost"]) <= 0.0015 for w, k, loss in cube)
     name, play = errors[1]
     assert (name, play["play"], play["best"], play["equity_lost"]) in plays
+
+
+class SaysOnly:
+    """A stand-in for the gnubg process that answers every analysis with ``text``."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.commands: list[str] = []
+
+    def run(self, commands: list[str], timeout: float | None = None) -> str:
+        self.commands = commands
+        return self.text
+
+
+def test_a_match_gnubg_reads_only_in_part_is_not_analysed() -> None:
+    record = read_mat_file(MATCH).record
+    gnubg = SaysOnly('WARNING: Invalid move: " 24/20 24/23" encountered\n' + STATISTICS)
+    with pytest.raises(AnalysisError, match=r"did not read the whole match: .*24/20 24/23"):
+        analyse_record(record, gnubg, ply=2)
+    assert "set analysis chequerplay evaluation plies 2" in gnubg.commands
+    assert "set analysis cubedecision evaluation plies 2" in gnubg.commands
+    with pytest.raises(AnalysisError, match="did not analyse the match"):
+        analyse_record(record, SaysOnly("No game in progress.\n"))
+    with pytest.raises(AnalysisError, match="did not list the marked plays"):
+        analyse_record(record, SaysOnly(STATISTICS))
+    with pytest.raises(ValueError, match="0 to 4 plies"):
+        analyse_record(record, SaysOnly(STATISTICS), ply=7)
