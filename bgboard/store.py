@@ -198,7 +198,8 @@ _ANALYSES: Final = """
     )
     """
 
-#: What upgrades a store from each older version to the next.
+#: What each version added, by the version it upgrades from (all ``IF NOT EXISTS``: see
+#: :meth:`MatchStore._upgrade`).
 _UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {1: (_ANALYSES,)}
 
 
@@ -683,16 +684,22 @@ class MatchStore:
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _upgrade(self) -> None:
-        """Bring an older store up to :data:`SCHEMA_VERSION`, one version at a time."""
+        """Bring an older store up to :data:`SCHEMA_VERSION`.
+
+        Every upgrade statement is ``IF NOT EXISTS``, and all of them run whatever the older
+        version: a store some other line of bgboard numbered alike (a table of one upgrade but
+        not of another) still ends up with every table.
+        """
         with self._transaction():
             # Another process may have upgraded it while we waited for the lock.
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            while version < SCHEMA_VERSION:
-                for statement in _UPGRADES.get(version, ()):
+            if version >= SCHEMA_VERSION:
+                return
+            for step in sorted(_UPGRADES):
+                for statement in _UPGRADES[step]:
                     self._db.execute(statement)
-                version += 1
-                self._db.execute(f"PRAGMA user_version={version}")
-                log.info("%s: match store upgraded to schema version %d", self._name, version)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            log.info("%s: match store upgraded from schema version %d to %d", self._name, version, SCHEMA_VERSION)
 
     def _refuse_foreign_tables(self) -> None:
         query = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
