@@ -757,6 +757,47 @@ def cmd_export(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# -- analyse ---------------------------------------------------------------------------------
+
+
+def cmd_analyse(args: argparse.Namespace, out: TextIO) -> int:
+    """GNU Backgammon's analysis of a stored match (its number, or 'last') or of a .mat file:
+    per player the error rate (mEMG per move), gnubg's rating and the luck, then every checker
+    play and cube decision gnubg marks doubtful, bad or very bad. A stored match's analysis is
+    kept in the store. Needs gnubg (apt-get install gnubg)."""
+    from bgboard.analyse import AnalyseInputError, analyse, is_match_file, record_of_file, write_analysis
+    from bgboard.config import gnubg_hints
+    from bgboard.store import MatchStore, StoreError, UnknownMatchError, match_id_of
+    from engine.hints import MAX_PLY
+
+    if not 0 <= args.ply <= MAX_PLY:
+        raise CliError(f"--ply is gnubg's search depth, 0 to {MAX_PLY} plies, not {args.ply}")
+    with gnubg_hints() as gnubg:
+        if is_match_file(args.match):
+            try:
+                record = record_of_file(Path(args.match).expanduser())
+            except AnalyseInputError as exc:
+                raise CliError(str(exc)) from None
+            write_analysis(analyse(record, gnubg, args.ply), out, args.json)
+            return 0
+        path = _store_path(args)
+        try:
+            with MatchStore(path, create=False) as store:
+                match_id = match_id_of(store, args.match)
+                record = store.record_of(match_id)
+                if not any(game.actions for game in record.games):
+                    raise CliError(f"match {match_id} has no moves yet: nothing to analyse")
+                analysis = analyse(record, gnubg, args.ply)
+                store.save_analysis(match_id, analysis.to_json(), ply=args.ply)
+        except UnknownMatchError as exc:
+            listing = f"bgboard matches --store {path}" if args.store else "bgboard matches"
+            raise CliError(f"{exc} ({listing} lists them)") from None
+        except StoreError as exc:
+            raise CliError(str(exc)) from None
+    write_analysis(analysis, out, args.json)
+    return 0
+
+
 # -- check-match -----------------------------------------------------------------------------
 
 #: From how many files on a terminal ``check-match`` shows a progress bar.
@@ -1155,6 +1196,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace the file if it exists")
     _store_option(p)
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("analyse", help="GNU Backgammon's analysis of a match", description=cmd_analyse.__doc__)
+    p.add_argument("match", help="a stored match's number (see bgboard matches), 'last', or a .mat file")
+    p.add_argument("--ply", type=int, default=0, help="gnubg's search depth for checker play and cube (default: 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    _store_option(p)
+    p.set_defaults(func=cmd_analyse)
 
     p = sub.add_parser(
         "check-match", help="replay .mat match files and report illegal plays", description=cmd_check_match.__doc__

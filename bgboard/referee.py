@@ -961,11 +961,21 @@ class Referee:
         state = self.table.controller.state
         if state.phase is Phase.MATCH_OVER:
             text = "stopped: the match is over"
+            if self.config.match.teach or self.config.match.mode == "log":
+                self._say_analysis()
         else:
             text = f"stopped: match {self.match_id} is recorded so far; bgboard referee --resume carries on"
         self._say("stopped", text, match=self.match_id, frames=self.table.stats.frames)
         self._keep_learning(now=True)
         self._close()
+
+    def _say_analysis(self) -> None:
+        """gnubg's 0-ply analysis of the match just ended, said and kept in the store."""
+        from bgboard.analyse import analyse_finished_match
+
+        said = analyse_finished_match(self.store, self.match_id, self.hints)
+        if said is not None:
+            self._say("analysis", said.text, match=self.match_id, **said.fields())
 
     def _close(self) -> None:
         if self.publisher is not None:

@@ -26,7 +26,7 @@ erased: :meth:`MatchStore.undo` and :meth:`MatchStore.correct` add rows that tak
 Cube(value=2, owner=0)
 >>> store.close()
 
-Schema (version 2, in ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as
+Schema (version 3, in ``PRAGMA user_version``; ``PRAGMA application_id`` marks the file as
 bgboard's):
 
 ``matches``
@@ -52,6 +52,10 @@ bgboard's):
     a beaver redoubles to), ``resign`` (1, 2 or 3 points per cube), ``undoes`` (the action an
     ``undo`` row takes back), ``gnubgid_before``, ``gnubgid_after``, ``source`` (see
     :data:`SOURCES`), ``confidence`` (0 to 1, or NULL) and ``note``.
+``analyses`` (version 3)
+    gnubg's analysis of a match (``bgboard analyse``): ``match``, ``ply``, ``actions`` (how many
+    actions stood when it was made, so a later one shows it is out of date), ``time`` and
+    ``analysis`` (the JSON ``bgboard analyse --json`` prints). One per match and depth.
 
 All times are UTC. A :class:`MatchStore` may be shared between threads; each call takes a lock.
 """
@@ -99,9 +103,9 @@ from engine.record import GameRecord, MatchRecord
 
 log = logging.getLogger(__name__)
 
-#: The schema version this bgboard writes and the newest it reads (2 added the outbox; a
-#: version 1 store is upgraded when it is opened for writing).
-SCHEMA_VERSION: Final = 2
+#: The schema version this bgboard writes and the newest it reads (2 added the outbox, 3
+#: gnubg's analyses; an older store is upgraded when it is opened for writing).
+SCHEMA_VERSION: Final = 3
 
 #: ``PRAGMA application_id`` of a bgboard match store: the bytes ``bgbd``.
 APPLICATION_ID: Final = 0x62676264
@@ -207,6 +211,24 @@ _OUTBOX: Final = (
     )
     """,
 )
+
+
+#: Version 3: the ``analyses`` table. ``IF NOT EXISTS``: made both by a new store and by the
+#: upgrade from an older version, and harmless to run again.
+_ANALYSES: Final = """
+    CREATE TABLE IF NOT EXISTS analyses (
+        match    INTEGER NOT NULL REFERENCES matches(id),
+        ply      INTEGER NOT NULL CHECK (ply >= 0),
+        actions  INTEGER NOT NULL,
+        time     TEXT NOT NULL,
+        analysis TEXT NOT NULL,
+        PRIMARY KEY (match, ply)
+    )
+    """
+
+#: What each version added, by the version it upgrades from (all ``IF NOT EXISTS``: see
+#: :meth:`MatchStore._upgrade`).
+_UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {1: _OUTBOX, 2: (_ANALYSES,)}
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -689,19 +711,32 @@ class MatchStore:
             if self._db.execute("PRAGMA user_version").fetchone()[0] != 0:
                 return
             self._refuse_foreign_tables()
-            for statement in _SCHEMA + _OUTBOX:
+            for statement in (*_SCHEMA, *_OUTBOX, _ANALYSES):
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
 
     def _upgrade(self) -> None:
-        """Version 1 to 2: add the outbox (nothing else changed)."""
+        """Bring an older store up to :data:`SCHEMA_VERSION`.
+
+        Every upgrade statement is ``IF NOT EXISTS``, and all of them run whatever the older
+        version: a store some other line of bgboard numbered alike (a table of one upgrade but
+        not of another) still ends up with every table.
+        """
         with self._transaction():
-            if self._db.execute("PRAGMA user_version").fetchone()[0] >= SCHEMA_VERSION:
+            # Another process may have upgraded it while we waited for the lock.
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version >= SCHEMA_VERSION:
                 return
-            for statement in _OUTBOX:
-                self._db.execute(statement)
+            for step in sorted(_UPGRADES):
+                for statement in _UPGRADES[step]:
+                    self._db.execute(statement)
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            log.info("%s: match store upgraded from schema version %d to %d", self._name, version, SCHEMA_VERSION)
+
+    def _has_table(self, name: str) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return self._db.execute(query, (name,)).fetchone() is not None
 
     def _refuse_foreign_tables(self) -> None:
         query = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
@@ -1300,6 +1335,51 @@ class MatchStore:
         from engine.sgf import write_sgf
 
         return write_sgf(record)
+
+    def save_analysis(
+        self, match_id: int, analysis: Mapping[str, Any], *, ply: int, at: datetime | None = None
+    ) -> None:
+        """Keep gnubg's analysis of a match (the ``bgboard analyse --json`` object) at ``ply``.
+
+        It replaces an earlier one at the same depth; it records how many actions stood, so
+        :meth:`analysis` can tell when the match has gone on since.
+
+        :raises UnknownMatchError: there is no such match.
+        """
+        text = json.dumps(analysis, ensure_ascii=False)
+        with self._transaction() as db:
+            self._match_row(match_id)
+            # An older store opened without upgrading (``create=False``) gains the table here.
+            db.execute(_ANALYSES)
+            actions = len(self._rows(match_id))
+            db.execute(
+                "INSERT OR REPLACE INTO analyses (match, ply, actions, time, analysis) VALUES (?, ?, ?, ?, ?)",
+                (match_id, ply, actions, self._now(at), text),
+            )
+
+    def analysis(self, match_id: int, ply: int | None = None) -> dict[str, Any] | None:
+        """The analysis kept for a match (at ``ply``, else the deepest), or ``None``.
+
+        An analysis made before the last action was recorded is out of date: ``None`` too.
+
+        :raises UnknownMatchError: there is no such match.
+        """
+        with self._reading():
+            self._match_row(match_id)
+            # An older store opened only to read has no analyses table: none kept.
+            if not self._has_table("analyses"):
+                return None
+            actions = len(self._rows(match_id))
+            query = "SELECT * FROM analyses WHERE match = ? AND actions = ?"
+            arguments: tuple[int, ...] = (match_id, actions)
+            if ply is not None:
+                query += " AND ply = ?"
+                arguments += (ply,)
+            row = self._db.execute(query + " ORDER BY ply DESC LIMIT 1", arguments).fetchone()
+        if row is None:
+            return None
+        kept: dict[str, Any] = json.loads(row["analysis"])
+        return kept
 
     def results(self, match_id: int) -> list[GameResult | None]:
         """Each game's result from the ``games`` table, ``None`` for a game still on."""

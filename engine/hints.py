@@ -581,18 +581,31 @@ class GnubgHints:
                     raise _ProcessDiedError(f"gnubg ended: {_tail(self._buffer.decode('utf-8', errors='replace'))}")
                 self._buffer += chunk
 
-    def _request(self, commands: list[str]) -> str:
+    def _request(self, commands: list[str], timeout: float | None = None) -> str:
         """Run commands in the program, starting (or restarting once) as needed."""
+        limit = self.timeout if timeout is None else timeout
         with self._lock:
             fresh = self._ensure_started()
             try:
-                return self._exchange(self._setting_commands(commands), self.timeout)
+                return self._exchange(self._setting_commands(commands), limit)
             except _ProcessDiedError:
                 if fresh:
                     raise
                 # Killed between requests without our noticing: one fresh try.
                 self._ensure_started()
-                return self._exchange(self._setting_commands(commands), self.timeout)
+                return self._exchange(self._setting_commands(commands), limit)
+
+    def run(self, commands: list[str], timeout: float | None = None) -> str:
+        """Run gnubg commands in the process and return what gnubg said (output and complaints).
+
+        This is how a whole match is analysed (:func:`engine.analysis.analyse_record`): the
+        same process, so the Pi keeps one gnubg (and its networks) in memory.
+
+        :param timeout: seconds the commands may take (default: the engine's ``timeout``).
+        :raises HintError: gnubg missing or failing.
+        :raises HintTimeoutError: gnubg took longer than the time limit (it is stopped).
+        """
+        return self._request(list(commands), timeout)
 
     def _setting_commands(self, commands: list[str]) -> list[str]:
         # Settings (``set evaluation ...``, ``set beavers``) are sent only when they change;

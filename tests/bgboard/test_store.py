@@ -104,7 +104,7 @@ def row_count(db: Path) -> int:
 
 def test_a_new_store_has_the_schema_its_version_and_the_settings(store: MatchStore, db: Path) -> None:
     assert db.exists()
-    assert store.schema_version == SCHEMA_VERSION == 2
+    assert store.schema_version == SCHEMA_VERSION == 3
     assert store.journal_mode == "wal"
     assert store.synchronous == 2  # FULL
     connection = sqlite3.connect(db)
@@ -498,7 +498,7 @@ def test_a_store_from_a_newer_bgboard_is_refused(db: Path) -> None:
     connection = sqlite3.connect(db)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     connection.close()
-    with pytest.raises(NewerStoreError, match=rf"{db}: .*newer bgboard \(schema version 3; .* up to 2\)"):
+    with pytest.raises(NewerStoreError, match=rf"{db}: .*newer bgboard \(schema version 4; .* up to 3\)"):
         MatchStore(db)
     # Refusing it wrote nothing: the match is still there for the newer bgboard.
     connection = sqlite3.connect(db)
@@ -696,7 +696,7 @@ def test_a_version_1_store_is_upgraded_with_the_outbox_and_keeps_its_matches(db:
     connection.commit()
     connection.close()
     with MatchStore(db) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == SCHEMA_VERSION
         store.outbox_add_match("t1", match)
         assert store.outbox_fill("t1") == 1
         assert [m["kind"] for m in store.outbox_pending("t1")] == ["opening_roll"]
