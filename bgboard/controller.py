@@ -195,6 +195,11 @@ class Controller:
         """A doubtful reading or a re-roll waits for the players."""
         return self._check is not None or self._reroll is not None or self._unclear is not None
 
+    @property
+    def doubt(self) -> Explanation | None:
+        """The doubtful reading of a move the players are asked to check, with its candidates."""
+        return self._check
+
     def check_points(self) -> tuple[int, ...]:
         """The points (player 1's numbering) to check, if the doubt is about particular points."""
         return () if self._check is None else self._check.doubtful_points()

@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import numpy as np
 
@@ -63,6 +63,10 @@ from hardware.panels import DimmedPanel, ManagedPanel
 from vision.frames import CameraError, Frame, FrameSource, is_live, open_source, opencv_errors_only, source_kind
 from vision.profile import ProfileError
 from vision.reader import BoardReader
+
+if TYPE_CHECKING:
+    # The web stack is loaded only when the referee serves the page.
+    from bgboard.webserver import Bind, LiveWeb
 
 log = logging.getLogger(__name__)
 
@@ -519,6 +523,8 @@ class Referee:
         (``{"leds.panel": "--leds"}``): errors name the flag, and a resumed match whose players
         or length differ from the flags' says that it keeps its own.
     :param stop: set while the camera's first frame is awaited, gives up (:class:`StoppedError`).
+    :param web: serve the live page there (:mod:`bgboard.webserver`); the changes it asks for
+        are run by the referee's loop like lines typed at the keyboard.
     :raises SetupError: a missing or unusable setting, naming the config key (or the flag).
     """
 
@@ -543,6 +549,7 @@ class Referee:
         first_frame: float = FIRST_FRAME,
         given: Mapping[str, str] | None = None,
         stop: threading.Event | None = None,
+        web: Bind | None = None,
     ) -> None:
         source = config.camera.source
         if not source:
@@ -584,6 +591,7 @@ class Referee:
         self._buttons: Any = None
         self.panel: DimmedPanel | None = None
         self.hints: GnubgHints | None = None
+        self.live: LiveWeb | None = None
         try:
             # The devices first, the camera's first frame next: a match is started in the store
             # only once everything else works.
@@ -622,6 +630,8 @@ class Referee:
                 sinks=[self.console],
                 hints=self.hints,
             )
+            if web is not None:
+                self.live = self._serve_page(web)
         except BaseException:
             self._close()
             raise
@@ -678,6 +688,38 @@ class Referee:
             f"{' and '.join(asked)} ignored: resumed match {match_id} keeps its own settings"
             f" ({players[0]} vs {players[1]}, {kind}); leave out --resume for a new match"
         )
+
+    def _serve_page(self, web: Bind) -> LiveWeb:
+        """Start the live page on the table's stream; say where it is and its token."""
+        from bgboard.webserver import BindError, LiveWeb
+
+        path = self.store.path
+        try:
+            live = LiveWeb.start(
+                web,
+                self.table.controller.names,
+                store_path=None if str(path) == ":memory:" else path,
+            )
+        except BindError as exc:
+            raise SetupError(f"--web: {exc}") from None
+        live.hub.follow(self.table)
+        # The console only: the token must not reach the pages, which anyone may read.
+        self.console(live.notice())
+        return live
+
+    def _web_changes(self) -> list[Event]:
+        """Run the changes the live page asked for, as lines typed at the keyboard."""
+        if self.live is None:
+            return []
+        said: list[Event] = []
+
+        def run(command: str) -> list[Event]:
+            events = self.table.command(command, self._now())
+            said.extend(events)
+            return events
+
+        self.live.inbox.run_pending(run)
+        return said
 
     def _open_panel(self) -> ManagedPanel:
         from hardware.layout import LayoutError
@@ -841,6 +883,7 @@ class Referee:
             case _Tick():
                 self._tick_pending.clear()
                 self._housekeeping()
+                events = self._web_changes()
             case _Say(event):
                 self.table.say(event, self._last_t)
             case _End(why):
@@ -907,6 +950,9 @@ class Referee:
         self._close()
 
     def _close(self) -> None:
+        if self.live is not None:
+            self.live.close()
+            self.live = None
         if self.hints is not None:
             self.hints.close()
             self.hints = None
