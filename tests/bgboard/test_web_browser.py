@@ -24,11 +24,16 @@ from typing import Any
 
 import pytest
 
+from bgboard.controller import Controller
 from bgboard.events import Event
 from bgboard.simulation import DemoGame, demo_record
 from bgboard.store import MatchStore
 from bgboard.webserver import Bind, LiveWeb
+from engine.dice import Dice
+from engine.hints import RankedPlay
+from engine.match import MatchState, Move, OpeningRoll, Phase
 from hardware.presenter import seat_of
+from vision.reading import BoardReading
 
 INSTALL = "install it with scripts/setup.sh --test (Debian's chromium, and pip install -e '.[test]' for playwright)"
 #: Moves of the demo's game played: the sixth is first played wrong.
@@ -275,3 +280,145 @@ def test_the_match_browser_replays_the_game_move_by_move(table: tuple[Director, 
     mat = page.evaluate("async h => (await fetch(h)).text()", href)
     assert "3 point match" in mat
     page.close()
+
+
+# -- the players' controls, on a controller told what the board shows --------------------------
+
+
+class Table:
+    """A controller whose events go to a live page, with the page's changes run in a thread of
+    its own (as the demo and the referee run them); ``tell`` feeds it from the test, in turn."""
+
+    def __init__(self, state: MatchState, *, teach: bool = False) -> None:
+        self.controller = Controller(state, names=("Ann", "Bob"), teach=teach)
+        self.live = LiveWeb.start(Bind("127.0.0.1", 0), ("Ann", "Bob"))
+        self.live.hub.follow_controller(self.controller)
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def tell(self, events: list[Event]) -> list[Event]:
+        for event in events:
+            self.live.hub(event)
+        return events
+
+    def _run(self, command: str) -> list[Event]:
+        with self.lock:
+            return self.tell(self.controller.on_command(command, 50.0))
+
+    def _serve(self) -> None:
+        while not self.stop.is_set():
+            self.live.inbox.run_pending(self._run, wait=0.05)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(2)
+        self.live.close()
+
+
+def _opened() -> MatchState:
+    """Ann won the opening roll with 3-1 (Bob sits at the bottom, seat 1, as the default has it)."""
+    return MatchState.new_match(5).apply(OpeningRoll(3, 1))
+
+
+def _open(browser: Any, table: Table) -> Any:
+    page = browser.new_page(viewport={"width": 412, "height": 915})
+    # The QR code's link: the token after "#", kept by the page.
+    page.goto(table.live.page_url)
+    page.wait_for_selector("#board svg")
+    return page
+
+
+def _doubtful(state: MatchState, seat: int, shown: str, other: str) -> BoardReading:
+    """A reading of the board after ``shown``, unsure on every point where ``other`` differs."""
+    a, bar, off = state.apply(Move(shown)).position.swap().to_absolute(seat)
+    b, _, _ = state.apply(Move(other)).position.swap().to_absolute(seat)
+    confidence = [0.5 if a[i] != b[i] else 0.99 for i in range(24)]
+    alternatives = [(b[i], 0.45) if a[i] != b[i] else (a[i] + 1, 0.005) for i in range(24)]
+    return BoardReading(
+        points=tuple(a),
+        bar=bar,
+        off=off,
+        dice=(),
+        cube=None,
+        confidence=0.9,
+        point_confidence=tuple(confidence),
+        alternatives=tuple(alternatives),
+    )
+
+
+def test_please_check_offers_the_candidate_boards_and_a_tap_records_one(browser: Any) -> None:
+    table = Table(_opened())
+    try:
+        page = _open(browser, table)
+        state = table.controller.state
+        seat = table.controller.seat(0)
+        with table.lock:
+            table.tell(table.controller.on_reading(_doubtful(state, seat, "24/21 24/23", "24/20"), 1.0))
+            said = table.tell(table.controller.on_tick(2.0))
+        assert [e.kind for e in said] == ["please-check"]
+        page.wait_for_selector("#check:not([hidden]) .candidate")
+        labels = page.locator(".candidate span").all_inner_texts()
+        assert "24/20" in labels and "24/23 24/21" in labels
+        assert page.locator(".candidate svg").count() == len(labels)
+        assert page.locator(".bg-mark--check").count() == 4  # the four doubtful points
+        assert "please check" in page.locator("#banner").inner_text()
+        page.locator(".candidate", has_text="24/20").click()
+        page.wait_for_selector(".answer--ok")
+        assert table.controller.state.position == state.apply(Move("24/20")).position
+        page.wait_for_function("() => document.querySelector('#check').hidden")
+        assert page.locator(".log-line--move").first.inner_text().endswith("Ann played 24/20")
+        page.close()
+    finally:
+        table.close()
+
+
+def test_teach_mode_draws_the_hint_as_arrows_and_says_the_moves_label(browser: Any) -> None:
+    table = Table(_opened(), teach=True)
+    try:
+        page = _open(browser, table)
+        state = table.controller.state
+        best, worse = "13/10 24/23", "24/20"
+        ranked = []
+        for text, equity in ((best, 0.01), (worse, -0.12)):
+            after = state.apply(Move(text)).position.swap()
+            play = state.legal_plays().play_for(after)
+            assert play is not None
+            ranked.append(RankedPlay(play, after, equity, round(0.01 - equity, 3), ply=0))
+        with table.lock:
+            table.tell(table.controller.on_hint(state.gnubg_id(), ranked, 1.0))
+        page.wait_for_selector(".bg-arrow--hint")
+        assert page.locator(".bg-arrow--hint").count() == 2  # 13/10 and 24/23: two checkers
+        assert page.locator("#hint-text").inner_text() == f"Best play: {ranked[0].play}"
+        assert page.locator("#hint-plays li").count() == 2
+        assert "(-0.130)" in page.locator("#hint-plays li").nth(1).inner_text()
+        # The worse play is made: its label and the equity lost are said.
+        page.locator("#correct-play").fill(worse)
+        page.locator("#correct-form button").click()
+        page.wait_for_function("() => document.querySelector('#feedback-text').textContent.includes('-0.130')")
+        assert "bad" in page.locator("#feedback-text").inner_text()
+        page.close()
+    finally:
+        table.close()
+
+
+def test_dice_are_entered_by_tapping_two_faces_and_undo_takes_a_move_back(browser: Any) -> None:
+    table = Table(_opened())
+    try:
+        page = _open(browser, table)
+        with table.lock:
+            table.tell(table.controller.on_command("correct 24/21 24/23", 1.0))
+        assert table.controller.state.phase is Phase.ROLL
+        page.locator(".face[data-value='5']").click()
+        page.locator(".face[data-value='3']").click()
+        page.wait_for_selector(".answer--ok")
+        assert table.controller.state.dice == Dice(5, 3)
+        page.wait_for_function("() => document.querySelectorAll('.bg-die').length === 2")
+        assert page.locator(".bg-die").evaluate_all("ds => ds.map(d => d.dataset.value)") == ["5", "3"]
+        page.locator("button[data-command='undo']").click()
+        page.wait_for_function("() => document.querySelectorAll('.bg-die').length === 0")
+        assert table.controller.state.phase is Phase.ROLL and table.controller.state.dice is None
+        page.close()
+    finally:
+        table.close()
