@@ -199,7 +199,7 @@ def screenshot(path: Path) -> None:
             done.wait(30)
 
     game = DemoGame(record, 0, store=store, tick=tick)
-    live.hub.follow(game.table)
+    live.follow(game.table)
     thread = threading.Thread(target=game.play, args=(7,), daemon=True)
     try:
         with sync_playwright() as p:

@@ -235,7 +235,7 @@ def run_demo(
             tick=_pacer(pace, live, lambda command, t: game.table.command(command, t)),
         )
         if live is not None:
-            live.hub.follow(game.table)
+            live.follow(game.table)
         report = game.play(moves)
         mat = folder / default_file_name(store.summary(game.match_id), "mat")
         mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")

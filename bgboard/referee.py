@@ -702,7 +702,7 @@ class Referee:
             )
         except BindError as exc:
             raise SetupError(f"--web: {exc}") from None
-        live.hub.follow(self.table)
+        live.follow(self.table)
         # The console only: the token must not reach the pages, which anyone may read.
         self.console(live.notice())
         return live

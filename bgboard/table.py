@@ -185,6 +185,9 @@ class Table:
         self._period: tuple[float, float] | None = None
         self.last_gate: GateState | None = None
         self.last_reading: BoardReading | None = None
+        #: The latest still frame whose reading reached the controller, and that reading (kept
+        #: through motion: what the live page's camera view shows).
+        self.last_still: tuple[np.ndarray, BoardReading] | None = None
 
     @classmethod
     def from_config(
@@ -271,6 +274,7 @@ class Table:
                 if fused is not None:
                     self._passed = True
                     self._evidence = (image, fused)
+                    self.last_still = (image, fused)
                     now = self.controller.on_reading(fused, t)
                     events += now
                     self._learn(now)

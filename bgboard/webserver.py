@@ -33,7 +33,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import uvicorn
 from starlette.applications import Starlette
@@ -47,6 +47,9 @@ from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, de
 from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
 from engine.errors import BackgammonError
 from engine.match import MatchState
+
+if TYPE_CHECKING:
+    from bgboard.table import Table
 
 log = logging.getLogger(__name__)
 
@@ -265,13 +268,36 @@ def _refused(request: Request, why: str) -> JSONResponse:
     )
 
 
-def live_app(hub: WebHub, inbox: Inbox, token: str, *, store_path: Path | None = None) -> Starlette:
+class CameraFeedView:
+    """The latest still frame of a table and its reading, as a picture for the page.
+
+    :ivar source: gives the picture's JPEG bytes, or ``None`` before the first still frame;
+        ``None`` itself when the table has no camera (set by :meth:`LiveWeb.follow`).
+    """
+
+    def __init__(self) -> None:
+        self.source: Callable[[], bytes | None] | None = None
+
+    def picture(self) -> bytes | None:
+        """The picture now, if there is one."""
+        return None if self.source is None else self.source()
+
+
+def live_app(
+    hub: WebHub,
+    inbox: Inbox,
+    token: str,
+    *,
+    store_path: Path | None = None,
+    camera: CameraFeedView | None = None,
+) -> Starlette:
     """The live page's application.
 
     :param hub: the table's events and state.
     :param inbox: where the changes go (the table's owner runs them).
     :param token: what ``Authorization: Bearer`` must carry for a change.
     :param store_path: the match store, for the match browser's routes (``None``: none).
+    :param camera: the camera's picture (``GET /api/camera.jpg``); ``None``: none.
     """
 
     def authorised(request: Request) -> str | None:
@@ -366,8 +392,17 @@ def live_app(hub: WebHub, inbox: Inbox, token: str, *, store_path: Path | None =
         why = authorised(request)
         return _refused(request, why) if why is not None else JSONResponse({"ok": True})
 
+    def camera_jpeg(request: Request) -> Response:
+        # A plain function: Starlette runs it in its thread pool, so warping and encoding the
+        # frame never holds up the event streams.
+        picture = None if camera is None else camera.picture()
+        if picture is None:
+            return _error(404, "no still frame from the camera yet")
+        return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
     routes: list[Route | Mount] = [
         Route("/", _page("index.html")),
+        Route("/api/camera.jpg", camera_jpeg),
         Route("/api/state", state),
         Route("/api/events", events),
         Route("/api/correct", correct, methods=["POST"]),
@@ -471,6 +506,7 @@ class LiveWeb:
     inbox: Inbox
     token: str
     server: WebServer
+    camera: CameraFeedView
 
     @classmethod
     def start(
@@ -485,10 +521,29 @@ class LiveWeb:
 
         :raises BindError: the address cannot be listened on.
         """
-        hub, inbox = WebHub(names), Inbox()
+        hub, inbox, camera = WebHub(names), Inbox(), CameraFeedView()
         token = token or new_token()
-        server = WebServer(live_app(hub, inbox, token, store_path=store_path), bind, on_stop=hub.close)
-        return cls(hub, inbox, token, server.start())
+        app = live_app(hub, inbox, token, store_path=store_path, camera=camera)
+        server = WebServer(app, bind, on_stop=hub.close)
+        return cls(hub, inbox, token, server.start(), camera)
+
+    def follow(self, table: Table) -> None:
+        """Show ``table``: its events and state (:meth:`WebHub.follow`) and its camera's last
+        still frame with the reading drawn (:func:`bgboard.camera_view.camera_picture`)."""
+        self.hub.follow(table)
+        profile = table.reader.profile
+
+        def picture() -> bytes | None:
+            # One read of the attribute: the table's thread replaces the pair, never changes it.
+            still = table.last_still
+            if still is None:
+                return None
+            from bgboard.camera_view import camera_picture
+
+            image, reading = still
+            return camera_picture(image, reading, profile.homography, profile.geometry)
+
+        self.camera.source = picture
 
     @property
     def page_url(self) -> str:

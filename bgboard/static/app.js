@@ -97,9 +97,19 @@
       li.textContent = `${p.play}  Eq.: ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}` + (p.error ? ` (-${p.error.toFixed(3)})` : "");
       return li;
     }));
+    refreshCamera();
     const fb = state.feedback;
     $("feedback-text").textContent = fb ? `Last move: ${fb.text}` : "";
     if (window.bgUpdated) window.bgUpdated(state.seq);
+  }
+
+  // The camera's last still frame with the reading drawn, fetched only while the panel is open.
+  function refreshCamera() {
+    if (!$("camera-panel").open || !current) return;
+    const img = $("camera");
+    img.onload = () => { img.hidden = false; $("camera-note").textContent = ""; };
+    img.onerror = () => { img.hidden = true; $("camera-note").textContent = "no still frame from the camera yet"; };
+    img.src = `/api/camera.jpg?seq=${current.seq}`;
   }
 
   function logLine(data, seq) {
@@ -198,6 +208,7 @@
     });
     $("faces").append(face);
   }
+  $("camera-panel").addEventListener("toggle", refreshCamera);
   connect();
   window.bgState = () => current;
 })();

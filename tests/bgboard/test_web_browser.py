@@ -114,7 +114,7 @@ def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Director, 
     live = LiveWeb.start(Bind("127.0.0.1", 0), (record.players[0], record.players[1]), store_path=store.path)
     director = Director(live)
     director.game = DemoGame(record, 0, store=store, tick=director.tick)
-    live.hub.follow(director.game.table)
+    live.follow(director.game.table)
     try:
         yield director, store
     finally:
@@ -258,6 +258,10 @@ def test_a_page_opened_late_gets_the_whole_state_and_the_log(table: tuple[Direct
         "n => document.querySelectorAll('#log li').length === n", arg=len(director.live.hub.events())
     )
     assert page.locator("#connection").inner_text() == "live"
+    # What the camera saw last: the field, warped straight, with the reading drawn.
+    page.locator("#camera-panel summary").click()
+    page.wait_for_function("() => document.querySelector('#camera').naturalWidth > 0")
+    assert page.locator("#camera").evaluate("i => [i.naturalWidth, i.naturalHeight]") == [600, 500]
     page.close()
 
 
