@@ -42,6 +42,22 @@ def _label(image: np.ndarray, centre: tuple[float, float], count: int, confidenc
     cv2.putText(image, text, (x - w // 2, y + h // 2), cv2.FONT_HERSHEY_SIMPLEX, 0.7, ink, 2, cv2.LINE_AA)
 
 
+#: The widest a kept still frame is stored (pixels): enough to see every checker.
+EVIDENCE_WIDTH: Final = 960
+
+
+def evidence_jpeg(image: np.ndarray) -> bytes:
+    """A still frame as kept in the store: at most :data:`EVIDENCE_WIDTH` wide, JPEG."""
+    height, width = image.shape[:2]
+    if width > EVIDENCE_WIDTH:
+        size = (EVIDENCE_WIDTH, round(height * EVIDENCE_WIDTH / width))
+        image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    ok, jpeg = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+    if not ok:
+        raise ValueError("the still frame could not be encoded as JPEG")
+    return bytes(jpeg)
+
+
 def camera_picture(image: np.ndarray, reading: BoardReading, homography: np.ndarray, geometry: FieldGeometry) -> bytes:
     """The field of ``image`` with ``reading`` drawn over it, as JPEG bytes.
 

@@ -48,6 +48,10 @@ bgboard's):
     a beaver redoubles to), ``resign`` (1, 2 or 3 points per cube), ``undoes`` (the action an
     ``undo`` row takes back), ``gnubgid_before``, ``gnubgid_after``, ``source`` (see
     :data:`SOURCES`), ``confidence`` (0 to 1, or NULL) and ``note``.
+``frames`` (schema version 2)
+    ``action`` and ``jpeg``: the still camera frame a move was judged on, kept while the live
+    page is served (:meth:`MatchStore.keep_frame`), the referee's evidence in a dispute. A
+    version 1 store gains the table when it is next opened for writing.
 
 All times are UTC. A :class:`MatchStore` may be shared between threads; each call takes a lock.
 """
@@ -96,7 +100,7 @@ from engine.record import GameRecord, MatchRecord
 log = logging.getLogger(__name__)
 
 #: The schema version this bgboard writes and the newest it reads.
-SCHEMA_VERSION: Final = 1
+SCHEMA_VERSION: Final = 2
 
 #: ``PRAGMA application_id`` of a bgboard match store: the bytes ``bgbd``.
 APPLICATION_ID: Final = 0x62676264
@@ -121,6 +125,14 @@ KINDS: Final[Mapping[type[Action], str]] = {
     RejectResign: "reject_resign",
 }
 UNDO: Final = "undo"
+
+#: The still frames moves were judged on (schema version 2): JPEG bytes, one per action at most.
+_FRAMES_TABLE: Final = """
+    CREATE TABLE frames (
+        action INTEGER PRIMARY KEY REFERENCES actions(id),
+        jpeg   BLOB NOT NULL
+    )
+    """
 
 _SCHEMA: Final = (
     """
@@ -178,6 +190,7 @@ _SCHEMA: Final = (
         UNIQUE (match, seq)
     )
     """,
+    _FRAMES_TABLE,
 )
 
 
@@ -645,6 +658,8 @@ class MatchStore:
             self._db.execute("PRAGMA foreign_keys=ON")
             if version == 0:
                 self._create_schema()
+            elif version == 1 and self._create:
+                self._upgrade_to_2()
         except sqlite3.DatabaseError as exc:
             raise NotAStoreError(f"{self._name}: not a bgboard match store, or damaged ({exc})") from None
 
@@ -658,6 +673,56 @@ class MatchStore:
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+
+    def _upgrade_to_2(self) -> None:
+        """Version 1 had no frames table; adding it changes nothing else. A store opened only
+        to be read (``create=False``) is left at version 1: it simply has no frames."""
+        with self._transaction():
+            if self._db.execute("PRAGMA user_version").fetchone()[0] != 1:
+                return
+            self._db.execute(_FRAMES_TABLE)
+            self._db.execute("PRAGMA user_version=2")
+
+    def _has_frames(self) -> bool:
+        query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'frames'"
+        return self._db.execute(query).fetchone() is not None
+
+    def keep_frame(self, match_id: int, jpeg: bytes) -> int | None:
+        """Keep ``jpeg``, the still frame the match's latest standing action was judged on.
+
+        :returns: the action's id, or ``None`` when the match has no action yet or the store
+            (an old one opened read-only) has no room for frames.
+        """
+        if not jpeg:
+            raise StoreInputError("a frame is a non-empty JPEG")
+        with self._transaction() as db:
+            if not self._has_frames():
+                return None
+            row = db.execute(
+                "SELECT id FROM actions WHERE match = ? AND kind != ? AND id NOT IN"
+                " (SELECT undoes FROM actions WHERE match = ? AND undoes IS NOT NULL) ORDER BY id DESC LIMIT 1",
+                (match_id, UNDO, match_id),
+            ).fetchone()
+            if row is None:
+                return None
+            db.execute("INSERT OR REPLACE INTO frames (action, jpeg) VALUES (?, ?)", (row[0], jpeg))
+            return int(row[0])
+
+    def frame(self, action_id: int) -> bytes | None:
+        """The still frame kept for the action ``action_id``, if any."""
+        with self._lock:
+            if not self._has_frames():
+                return None
+            row = self._db.execute("SELECT jpeg FROM frames WHERE action = ?", (action_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def framed_actions(self, match_id: int) -> set[int]:
+        """The ids of the match's actions that have a still frame kept."""
+        with self._lock:
+            if not self._has_frames():
+                return set()
+            query = "SELECT f.action FROM frames f JOIN actions a ON a.id = f.action WHERE a.match = ?"
+            return {int(row[0]) for row in self._db.execute(query, (match_id,))}
 
     def _refuse_foreign_tables(self) -> None:
         query = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"

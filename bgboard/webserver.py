@@ -42,11 +42,11 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from bgboard.events import Event
+from bgboard.events import Event, StoreSink
 from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
 from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
 from engine.errors import BackgammonError
-from engine.match import MatchState
+from engine.match import MatchState, Move
 
 if TYPE_CHECKING:
     from bgboard.table import Table
@@ -196,6 +196,7 @@ def _match_routes(store_path: Path) -> list[Route]:
             with opened() as store:
                 summary = store.summary(number)
                 actions = store.actions(number)
+                framed = store.framed_actions(number)
         except UnknownMatchError as exc:
             return _error(404, str(exc))
         except StoreError as exc:
@@ -219,6 +220,7 @@ def _match_routes(store_path: Path) -> list[Route]:
                     "text": who + describe(row.action),
                     "source": row.source,
                     "note": row.note,
+                    "frame": f"/api/matches/{number}/frames/{row.id}" if row.id in framed else None,
                     "state": state_json(after, names),
                 }
             )
@@ -243,8 +245,25 @@ def _match_routes(store_path: Path) -> list[Route]:
             headers={"Content-Disposition": f'attachment; filename="{name}"'},
         )
 
+    def frame(request: Request) -> Response:
+        action = request.path_params["action"]
+        try:
+            number = match_id(request)
+            with opened() as store:
+                picture = store.frame(int(action)) if action.isdigit() else None
+                if picture is not None and int(action) not in store.framed_actions(number):
+                    picture = None
+        except UnknownMatchError as exc:
+            return _error(404, str(exc))
+        except StoreError as exc:
+            return _error(503, str(exc))
+        if picture is None:
+            return _error(404, f"no still frame kept for action {action} of match {number}")
+        return Response(picture, media_type="image/jpeg")
+
     return [
         Route("/api/matches", matches),
+        Route("/api/matches/{match}/frames/{action}", frame),
         Route("/api/matches/{match}", match),
         Route("/api/matches/{match}/export", export),
         Route("/matches", _page("matches.html")),
@@ -544,6 +563,9 @@ class LiveWeb:
             return camera_picture(image, reading, profile.homography, profile.geometry)
 
         self.camera.source = picture
+        stores = [sink for sink in table.sinks if isinstance(sink, StoreSink)]
+        if stores:
+            table.sinks.add(FrameKeeper(table, stores[0].store, stores[0].match_id))
 
     @property
     def page_url(self) -> str:
@@ -564,3 +586,27 @@ class LiveWeb:
     def close(self) -> None:
         """Stop the server."""
         self.server.stop()
+
+
+class FrameKeeper:
+    """Keeps, for every move recorded, the still frame it was judged on in the match store
+    (:meth:`~bgboard.store.MatchStore.keep_frame`): the referee's evidence in a dispute,
+    shown by the match browser. Added after the store's sink, so the move is stored first."""
+
+    def __init__(self, table: Table, store: MatchStore, match_id: int) -> None:
+        self.table = table
+        self.store = store
+        self.match_id = match_id
+
+    def __call__(self, event: Event) -> None:
+        """Keep the frame in view if ``event`` recorded a move."""
+        still = self.table.last_still
+        if not isinstance(event.action, Move) or event.source is None or still is None:
+            return
+        from bgboard.camera_view import evidence_jpeg
+
+        try:
+            self.store.keep_frame(self.match_id, evidence_jpeg(still[0]))
+        except (StoreError, ValueError) as exc:
+            # Evidence is worth having, but never worth stopping the match for.
+            log.warning("the still frame of a move could not be kept: %s", exc)

@@ -16,6 +16,8 @@
     $("board").replaceChildren(svg);
     $("status").textContent = `game ${step.game}, ${at + 1}/${steps.length}: ${step.text} · ${step.state.status}`;
     $("game").value = String(step.game);
+    $("evidence").hidden = !step.frame;
+    if (step.frame) $("frame").src = step.frame;
     document.querySelectorAll("#steps li").forEach((li, i) => li.setAttribute("aria-current", i === at ? "true" : "false"));
   }
 
