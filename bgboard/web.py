@@ -128,7 +128,7 @@ def status_words(state: MatchState, names: Sequence[str]) -> str:
         return f"{names[turn] if turn is not None else who} to take or drop the cube at {2 * state.cube.value}"
     if phase is Phase.RESIGNED:
         return f"{who} offers to resign"
-    return phase.value
+    return str(phase.value)
 
 
 def state_json(

@@ -341,11 +341,11 @@ def live_app(
                 for message in first:
                     yield message
                 while True:
-                    message = await hub.next_message(subscriber, KEEP_ALIVE)
-                    if message is None:
+                    sent = await hub.next_message(subscriber, KEEP_ALIVE)
+                    if sent is None:
                         return
                     # A comment line: it keeps the connection open through idle minutes.
-                    yield message or ": keep-alive\n\n"
+                    yield sent or ": keep-alive\n\n"
             finally:
                 hub.unsubscribe(subscriber)
 

@@ -319,3 +319,31 @@ def test_demo_refuses_a_bad_web_address(capsys: pytest.CaptureFixture[str]) -> N
         main(["demo", "--web", "localhost:http"])
     assert exit_.value.code == 2
     assert "--web" in capsys.readouterr().err
+
+
+def test_an_idle_stream_gets_keep_alives_and_a_page_that_falls_behind_is_let_go(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import asyncio
+
+    import bgboard.web
+
+    controller = _controller()
+    hub = _hub(controller)
+    monkeypatch.setattr(bgboard.web, "QUEUE_LIMIT", 3)
+
+    async def scenario() -> tuple[str | None, int, str | None, int]:
+        subscriber, _ = await hub.subscribe()
+        idle = await hub.next_message(subscriber, 0.05)
+        pages = hub.pages
+        # Five events (and their states) while the page reads nothing: more than it may hold.
+        await asyncio.to_thread(_play, controller, hub)
+        await asyncio.sleep(0.05)
+        messages = []
+        while (message := await hub.next_message(subscriber, 0.05)) not in (None, ""):
+            messages.append(message)
+        return idle, pages, message, hub.pages
+
+    idle, pages, last, after = asyncio.run(scenario())
+    assert idle == "" and pages == 1  # "": time for a keep-alive comment
+    assert last is None and after == 0  # the stream ends; EventSource reconnects afresh
