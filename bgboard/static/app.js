@@ -89,6 +89,9 @@
       return button;
     }));
 
+    const toggle = $("teach-toggle");
+    toggle.textContent = `Teach: ${state.teach ? "on" : "off"}`;
+    toggle.setAttribute("aria-pressed", state.teach ? "true" : "false");
     const teach = $("teach");
     teach.hidden = !(state.teach || state.hint || state.feedback);
     $("hint-text").textContent = state.hint ? `Best play: ${state.hint.play}` : "";
@@ -175,6 +178,9 @@
 
   document.querySelectorAll("[data-command]").forEach((button) => {
     button.addEventListener("click", () => send("/api/command", { command: button.dataset.command }));
+  });
+  $("teach-toggle").addEventListener("click", () => {
+    send("/api/command", { command: current && current.teach ? "teach off" : "teach on" });
   });
   $("correct-form").addEventListener("submit", (e) => {
     e.preventDefault();

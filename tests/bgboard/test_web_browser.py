@@ -425,6 +425,11 @@ def test_teach_mode_draws_the_hint_as_arrows_and_says_the_moves_label(browser: A
         page.locator("#correct-form button").click()
         page.wait_for_function("() => document.querySelector('#feedback-text').textContent.includes('-0.130')")
         assert "bad" in page.locator("#feedback-text").inner_text()
+        # Teach mode off from the page (with the token): no more hints.
+        assert page.locator("#teach-toggle").inner_text() == "Teach: on"
+        page.locator("#teach-toggle").click()
+        page.wait_for_function("() => document.querySelector('#teach-toggle').textContent === 'Teach: off'")
+        assert table.controller.teach is False
         page.close()
     finally:
         table.close()
