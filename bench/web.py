@@ -18,9 +18,11 @@ live page's server (:mod:`bgboard.webserver`, uvicorn in a thread of this proces
 - updated: the wall clock in the page once ``board.js`` has put the new SVG in the document,
   and at the next animation frame after it (the browser's next paint, 60 a second headless).
 
-Both clocks are this computer's (``performance.timeOrigin + performance.now()`` in the page),
-so the difference needs no round trip. Actions are ``--gap`` seconds apart, so each is measured
-on its own; with 20 pages every page's latency counts.
+Both clocks are this computer's (``performance.timeOrigin + performance.now()`` in the page), so
+the difference needs no round trip. Also measured: the time the table's own thread spends handing
+an action's events to the hub (encoding, the snapshot, every page's queue). Actions are
+``--gap`` seconds apart, so each is measured on its own; with 20 pages every page's latency
+counts.
 
 ``--screenshot PATH`` plays the demo's game at a rendered table (as ``bgboard demo --web``
 does) up to its illegal move and saves a phone-sized picture of the page (the README's).
@@ -112,6 +114,7 @@ def measure(pages: int, gap: float) -> dict[str, Any]:
     live = LiveWeb.start(Bind("127.0.0.1", 0), names)
     live.hub.follow_controller(controller)
     sent: dict[int, float] = {}
+    handing: list[float] = []
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium(), args=["--no-sandbox"])
@@ -133,8 +136,10 @@ def measure(pages: int, gap: float) -> dict[str, Any]:
                 t += 1.0
                 events = tell(controller, what, how, t)
                 start = time.time() * 1000
+                began = time.perf_counter()
                 for event in events:
                     live.hub(event.at(t))
+                handing.append(1000 * (time.perf_counter() - began))
                 state = live.hub.state()
                 # Only a changed state is sent (and drawn) again.
                 if board_key(state) != last:
@@ -174,6 +179,7 @@ def measure(pages: int, gap: float) -> dict[str, Any]:
         "missing": missing,
         "svg_updated": figures(dom),
         "next_frame": figures(frame),
+        "table_thread": figures(handing),
     }
 
 
@@ -242,7 +248,9 @@ def main() -> None:
         print(
             f"{r['pages']:>2} page{'s' if r['pages'] != 1 else ' '}: {r['updates']} updates, "
             f"event -> SVG updated median {svg['median_ms']} ms, p95 {svg['p95_ms']} ms; "
-            f"-> next frame median {frame['median_ms']} ms, p95 {frame['p95_ms']} ms"
+            f"-> next frame median {frame['median_ms']} ms, p95 {frame['p95_ms']} ms; "
+            f"the table's thread spent median {r['table_thread']['median_ms']} ms,"
+            f" p95 {r['table_thread']['p95_ms']} ms handing an action's events to the pages"
             + (f" ({r['missing']} not seen)" if r["missing"] else "")
         )
 
