@@ -240,8 +240,8 @@ def run_demo(
         mat = folder / default_file_name(store.summary(game.match_id), "mat")
         mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")
         report.mat_file, report.store_file = mat, store_file
-        _summarise(console, report, mat, store_file)
         if live is not None and linger:
+            # Said before the summary, so that the last lines still name the files written.
             console(
                 Notice(
                     "web-open",
@@ -249,6 +249,8 @@ def run_demo(
                     {"url": live.server.url},
                 )
             )
+        _summarise(console, report, mat, store_file)
+        if live is not None and linger:
             with suppress(KeyboardInterrupt):
                 while True:
                     live.inbox.run_pending(lambda command: game.table.command(command, game.film.t), wait=0.2)

@@ -347,3 +347,36 @@ def test_an_idle_stream_gets_keep_alives_and_a_page_that_falls_behind_is_let_go(
     idle, pages, last, after = asyncio.run(scenario())
     assert idle == "" and pages == 1  # "": time for a keep-alive comment
     assert last is None and after == 0  # the stream ends; EventSource reconnects afresh
+
+
+@pytest.mark.slow
+def test_demo_web_serves_the_page_from_the_command_line_until_stopped(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    command = [sys.executable, "-m", "bgboard", "demo", "--web", "127.0.0.1:0", "--out", str(tmp_path)]
+    command += ["--moves", "2", "--speed", "0", "--leds", "none"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BGBOARD_")}
+    with subprocess.Popen(command, cwd=root, env=env, stdout=subprocess.PIPE, text=True) as demo:
+        assert demo.stdout is not None
+        lines: list[str] = []
+        for line in demo.stdout:
+            lines.append(line)
+            if line.startswith("match written to "):
+                break
+        url = next(x.split()[-1] for x in lines if x.startswith("live page: "))
+        token = next(x.split()[1] for x in lines if x.startswith("token: "))
+        state = httpx.get(url + "api/state", timeout=10).json()
+        assert {"gnubgid", "dice", "turn", "cube", "score", "status"} <= set(state)
+        assert httpx.post(url + "api/correct", json={"play": "13/10"}, timeout=10).status_code == 401
+        answer = httpx.post(url + "api/command", json={"command": "undo"}, headers={"Authorization": f"Bearer {token}"})
+        assert answer.json()["accepted"] is True  # run by the demo's loop after the game
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(20) == 0
+    # The page stays up, and the last line still names the .mat file written.
+    stays = [number for number, line in enumerate(lines) if "the live page stays at" in line]
+    assert stays and stays[0] < len(lines) - 1 and lines[-1].startswith("match written to ")
+    assert list(tmp_path.glob("*.mat"))
