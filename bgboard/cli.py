@@ -109,6 +109,24 @@ def counting(text: str) -> int:
     return value
 
 
+def bind_address(text: str) -> object:
+    """``HOST:PORT`` for a web server (:class:`bgboard.webserver.Bind`)."""
+    from bgboard.webserver import Bind, BindError
+
+    try:
+        return Bind.parse(text)
+    except BindError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def speed(text: str) -> float:
+    """A speed factor: 0 (as fast as possible) or more."""
+    value = _number(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a speed is 0 (as fast as possible) or more, not {text!r}")
+    return value
+
+
 def seed(text: str) -> int:
     """A random seed: a whole number, 0 or more."""
     value = int(_number(text, integer=True))
@@ -379,12 +397,25 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """Play a real game again on a rendered board: bgboard reads, judges and records it from
     the camera frames, lights the LEDs, and writes the match as a .mat file."""
     from bgboard.demo import run_demo
+    from bgboard.webserver import BindError
     from firmware_bridge.emulator import EmulatorError
 
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise CliError(f"--out {args.out} is a file, not a folder: name a folder for the store and the .mat file")
+    if args.web is not None and threading.current_thread() is threading.main_thread():
+        import signal
+
+        def stop(number: int, frame: object) -> None:
+            raise KeyboardInterrupt
+
+        # The page stays up after the game until stopped: SIGTERM (a service manager, a test)
+        # stops it as Ctrl-C does, closing the server and the store.
+        signal.signal(signal.SIGTERM, stop)
     try:
         return run_demo(
+            web=args.web,
+            speed=args.speed,
+            linger=True,
             json_lines=args.json,
             out=out,
             leds=args.leds,
@@ -399,6 +430,36 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
         )
     except EmulatorError as exc:
         raise CliError(f"--leds sim: {exc}") from None
+    except BindError as exc:
+        raise CliError(f"--web: {exc}") from None
+
+
+def cmd_serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Serve the match browser over a match store: the stored matches, any game replayed move by
+    move, .mat and .sgf downloads (history only: nothing can be changed). Ctrl-C stops it."""
+    import time
+
+    from bgboard.store import MatchStore, StoreError
+    from bgboard.webserver import BindError, WebServer, history_app
+
+    path = _store_path(args)
+    try:
+        # Opened once here so that a missing or foreign file is named now, not at the first page.
+        with MatchStore(path, create=False):
+            pass
+    except StoreError as exc:
+        raise CliError(f"--store: {exc}") from None
+    try:
+        server = WebServer(history_app(path), args.bind)
+    except BindError as exc:
+        raise CliError(f"--bind: {exc}") from None
+    with server:
+        out.write(f"the match browser is at {server.url} (the matches in {path}); Ctrl-C stops it\n")
+        out.flush()
+        with contextlib.suppress(KeyboardInterrupt):
+            while True:
+                time.sleep(3600)
+    return 0
 
 
 # -- vision ----------------------------------------------------------------------------------
@@ -955,6 +1016,7 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
             stop=stop,
             publish=args.publish,
             table_name=table,
+            web=args.web,
         )
     except StoppedError:
         status = 0
@@ -1133,6 +1195,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="teach mode: gnubg's best play lit after each roll, its verdict on each move",
     )
     _publish_options(p)
+    p.add_argument(
+        "--web",
+        type=bind_address,
+        metavar="HOST:PORT",
+        help="serve the live page there (localhost unless HOST names another address); stays up after the game",
+    )
+    p.add_argument(
+        "--speed",
+        type=speed,
+        help="seconds of the camera's clock per real second, 0 as fast as possible (default: 1 with --web, else 0)",
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(
@@ -1228,7 +1301,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
     _publish_options(p)
+    p.add_argument(
+        "--web",
+        type=bind_address,
+        metavar="HOST:PORT",
+        help="serve the live page there (localhost unless HOST names another address)",
+    )
     p.set_defaults(func=cmd_referee)
+
+    p = sub.add_parser("serve", help="the match browser over a match store", description=cmd_serve.__doc__)
+    _store_option(p)
+    p.add_argument(
+        "--bind",
+        type=bind_address,
+        default="127.0.0.1:8080",
+        metavar="HOST:PORT",
+        help="where to listen (default 127.0.0.1:8080; 0.0.0.0:8080 for the local network)",
+    )
+    p.set_defaults(func=cmd_serve)
 
     p = sub.add_parser("replay", help="run recorded frames through the referee", description=cmd_replay.__doc__)
     p.add_argument("source", help="a folder of photos (name order), a video file, or a frame-source URL")

@@ -111,7 +111,8 @@ def _same_dice(a: tuple[DieOnBoard, ...], b: tuple[DieOnBoard, ...]) -> bool:
 
 #: The commands typed at the console, for the answer to a word that is none of them.
 COMMANDS: Final = (
-    "done, undo, double, take, drop, hint, resign [gammon|backgammon], accept, reject, dice 52, correct 13/8 13/11"
+    "done, undo, double, take, drop, hint, resign [gammon|backgammon], accept, reject, dice 52, correct 13/8 13/11,"
+    " teach on|off"
 )
 
 
@@ -194,6 +195,11 @@ class Controller:
     def please_check(self) -> bool:
         """A doubtful reading or a re-roll waits for the players."""
         return self._check is not None or self._reroll is not None or self._unclear is not None
+
+    @property
+    def doubt(self) -> Explanation | None:
+        """The doubtful reading of a move the players are asked to check, with its candidates."""
+        return self._check
 
     def check_points(self) -> tuple[int, ...]:
         """The points (player 1's numbering) to check, if the doubt is about particular points."""
@@ -297,7 +303,8 @@ class Controller:
         ``done``, ``undo``, ``double``, ``take``, ``drop``, ``hint``; ``resign [single|gammon|
         backgammon]``, ``accept``, ``reject``; ``correct <play or Position ID>`` (or just a
         play such as ``13/7 8/7``); ``dice 31`` to give a roll the camera cannot read (for the
-        opening roll, the bottom player's die first).
+        opening roll, the bottom player's die first); ``teach on`` / ``teach off`` (hints after
+        each roll, and the verdict on each move).
         """
         words = text.strip().split(maxsplit=1)
         if not words:
@@ -321,6 +328,8 @@ class Controller:
                 return [Event("unknown", str(exc))]
         if verb == "correct":
             return self.correct(rest, t)
+        if verb == "teach":
+            return self._teach(rest.strip().lower())
         bare = text.strip()
         if "/" in bare or len(bare) == 14:
             # A play (13/8 13/11) or a Position ID given alone: a correction.
@@ -709,6 +718,19 @@ class Controller:
         return events
 
     # -- hints ------------------------------------------------------------------------------------
+
+    def _teach(self, word: str) -> list[Event]:
+        """``teach on``, ``teach off`` (or ``teach`` alone, which turns it over)."""
+        if word not in ("", "on", "off"):
+            return [Event("unknown", f"teach on or teach off, not teach {word}")]
+        self.teach = (not self.teach) if not word else word == "on"
+        events = [Event("teach", f"teach mode {'on' if self.teach else 'off'}", {"teach": self.teach})]
+        if not self.teach:
+            # The hint shown goes with it: nothing is lit or said of it any more.
+            self._hint = None
+        elif self.state.phase is Phase.MOVE:
+            events.append(self._hint_wanted(asked=False))
+        return events
 
     def _hint_button(self) -> list[Event]:
         """The hint button: plays during a move; cube advice before a roll or when doubled."""

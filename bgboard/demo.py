@@ -32,21 +32,25 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import cv2
 
 from bgboard.config import gnubg_hints
-from bgboard.events import EventSink, LedsLit, Notice, console_sink, frame_clock
+from bgboard.events import Event, EventSink, LedsLit, Notice, console_sink, frame_clock
 from bgboard.publish import BrokerUrl, Publisher
-from bgboard.simulation import DemoGame, demo_record
+from bgboard.simulation import DemoGame, DemoReport, demo_record
 from bgboard.store import MatchStore, default_file_name
 from bgboard.table import Table
 from hardware.layout import LedLayout
 from hardware.panels import FakeLedPanel, LedPanel
 from hardware.scene import Scene as LedScene
+
+if TYPE_CHECKING:
+    # The web stack is loaded only when the demo serves the page.
+    from bgboard.webserver import Bind, LiveWeb
 
 #: Seconds of firmware output looked at after each scene worth showing (a blink period and more).
 FIRMWARE_LOOK: Final = 0.6
@@ -182,6 +186,9 @@ def run_demo(
     teach: bool = False,
     publish: BrokerUrl | None = None,
     table: str = "demo",
+    web: Bind | None = None,
+    speed: float | None = None,
+    linger: bool = False,
 ) -> int:
     """Play the demo game at a rendered table; print the events; export the match as ``.mat``.
 
@@ -193,6 +200,12 @@ def run_demo(
         its best play lit and said after each roll, its verdict said after each move.
     :param publish: publish every stored action and the table's state to this MQTT broker
         (:mod:`bgboard.publish`), as table ``table``.
+    :param web: serve the live page there (:mod:`bgboard.webserver`) while the game is played.
+    :param speed: how many seconds of the camera's clock pass per real second (0: as fast as
+        the computer goes); default 1 with ``web`` (a game a person can watch), else 0.
+    :param linger: with ``web``, keep the page up after the game (changes from it still run)
+        until Ctrl-C.
+    :raises BindError: ``web`` cannot be listened on.
     :returns: the exit status (0: the game was played to its end, or to ``moves``).
     """
     stream = out or sys.stdout
@@ -223,8 +236,18 @@ def run_demo(
             "Lines with * are what the players do; the others are what bgboard reads, judges and records.",
         )
     )
+    pace = (1.0 if web is not None else 0.0) if speed is None else speed
+    if pace < 0:
+        raise ValueError(f"speed is 0 (as fast as possible) or more, not {speed!r}")
     with ExitStack() as stack:
         store = stack.enter_context(MatchStore(store_file))
+        live: LiveWeb | None = None
+        if web is not None:
+            from bgboard.webserver import LiveWeb
+
+            live = LiveWeb.start(web, names, store_path=store_file)
+            stack.callback(live.close)
+            console(live.notice())
         panel: LedPanel | None = None
         draw: Callable[[float], None] | None = None
         if leds == "terminal":
@@ -245,6 +268,7 @@ def run_demo(
             fps=fps,
             noise=noise,
             hints=hints,
+            tick=_pacer(pace, live, lambda command, t: game.table.command(command, t)),
         )
         publisher: Publisher | None = None
         if publish is not None:
@@ -255,6 +279,8 @@ def run_demo(
             game.table.sinks.add(publisher)
             publisher.start()
         try:
+            if live is not None:
+                live.follow(game.table)
             report = game.play(moves)
         finally:
             if publisher is not None:
@@ -263,6 +289,52 @@ def run_demo(
         mat = folder / default_file_name(store.summary(game.match_id), "mat")
         mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")
         report.mat_file, report.store_file = mat, store_file
+        if live is not None and linger:
+            # Said before the summary, so that the last lines still name the files written.
+            console(
+                Notice(
+                    "web-open",
+                    f"the game is over; the live page stays at {live.server.url} until Ctrl-C",
+                    {"url": live.server.url},
+                )
+            )
+        _summarise(console, report, mat, store_file)
+        if live is not None and linger:
+            with suppress(KeyboardInterrupt):
+                while True:
+                    live.inbox.run_pending(lambda command: game.table.command(command, game.film.t), wait=0.2)
+    return 0 if report.finished or moves is not None else 1
+
+
+def _pacer(
+    speed: float, live: LiveWeb | None, run: Callable[[str, float], list[Event]]
+) -> Callable[[float], None] | None:
+    """What the demo does between frames: wait for the camera's clock (``speed`` > 0) and run
+    the live page's changes meanwhile, in the table's thread."""
+    if speed == 0 and live is None:
+        return None
+    started: list[float] = []
+
+    def tick(t: float) -> None:
+        now = time.perf_counter()
+        if not started:
+            started.append(now - (t / speed if speed else 0.0))
+        due = started[0] + t / speed if speed else now
+        while True:
+            left = due - time.perf_counter()
+            if live is None:
+                if left > 0:
+                    time.sleep(left)
+                return
+            live.inbox.run_pending(lambda command: run(command, t), wait=min(max(left, 0.0), 0.05))
+            if left <= 0:
+                return
+
+    return tick
+
+
+def _summarise(console: EventSink, report: DemoReport, mat: Path, store_file: Path) -> None:
+    """The demo's last lines: its figures, and the files written."""
     figures = report.to_json()
     played, rolls = report.moves, report.rolls
     if not report.illegal_shown:
@@ -284,4 +356,3 @@ def run_demo(
             console=f"match store: {store_file}\nmatch written to {mat}",
         )
     )
-    return 0 if report.finished or moves is not None else 1

@@ -252,12 +252,18 @@ class TextSink(_Writer):
         self.write(self.line(event))
 
 
+def encode(event: Event) -> str:
+    """``event`` as one line of JSON: what ``--json`` prints, and each ``data:`` line of the
+    live page's server-sent events."""
+    return json.dumps(event.to_json(), ensure_ascii=False)
+
+
 class JsonLinesSink(_Writer):
-    """One JSON object per event and line (:meth:`Event.to_json`)."""
+    """One JSON object per event and line (:func:`encode`)."""
 
     def __call__(self, event: Event) -> None:
         """Print one event."""
-        self.write(json.dumps(event.to_json(), ensure_ascii=False))
+        self.write(encode(event))
 
 
 def console_sink(

@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import numpy as np
 
@@ -64,6 +64,10 @@ from hardware.panels import DimmedPanel, ManagedPanel
 from vision.frames import CameraError, Frame, FrameSource, is_live, open_source, opencv_errors_only, source_kind
 from vision.profile import ProfileError
 from vision.reader import BoardReader
+
+if TYPE_CHECKING:
+    # The web stack is loaded only when the referee serves the page.
+    from bgboard.webserver import Bind, LiveWeb
 
 log = logging.getLogger(__name__)
 
@@ -533,6 +537,8 @@ class Referee:
     :param publish: publish the stored actions and the table's state to this MQTT broker
         (:class:`~bgboard.publish.Publisher`, its own thread) as table ``table_name``; the
         hall's tournament mode turns hints off.
+    :param web: serve the live page there (:mod:`bgboard.webserver`); the changes it asks for
+        are run by the referee's loop like lines typed at the keyboard.
     :raises SetupError: a missing or unusable setting, naming the config key (or the flag).
     """
 
@@ -559,6 +565,7 @@ class Referee:
         stop: threading.Event | None = None,
         publish: BrokerUrl | None = None,
         table_name: str = "",
+        web: Bind | None = None,
     ) -> None:
         source = config.camera.source
         if not source:
@@ -602,6 +609,7 @@ class Referee:
         self.hints: GnubgHints | None = None
         self.publisher: Publisher | None = None
         self.tournament = False
+        self.live: LiveWeb | None = None
         try:
             # The devices first, the camera's first frame next: a match is started in the store
             # only once everything else works.
@@ -651,6 +659,8 @@ class Referee:
                 )
                 # After the store's sink: each action is committed when the publisher wakes.
                 self.table.sinks.add(self.publisher)
+            if web is not None:
+                self.live = self._serve_page(web)
         except BaseException:
             self._close()
             raise
@@ -707,6 +717,38 @@ class Referee:
             f"{' and '.join(asked)} ignored: resumed match {match_id} keeps its own settings"
             f" ({players[0]} vs {players[1]}, {kind}); leave out --resume for a new match"
         )
+
+    def _serve_page(self, web: Bind) -> LiveWeb:
+        """Start the live page on the table's stream; say where it is and its token."""
+        from bgboard.webserver import BindError, LiveWeb
+
+        path = self.store.path
+        try:
+            live = LiveWeb.start(
+                web,
+                self.table.controller.names,
+                store_path=None if str(path) == ":memory:" else path,
+            )
+        except BindError as exc:
+            raise SetupError(f"--web: {exc}") from None
+        live.follow(self.table)
+        # The console only: the token must not reach the pages, which anyone may read.
+        self.console(live.notice())
+        return live
+
+    def _web_changes(self) -> list[Event]:
+        """Run the changes the live page asked for, as lines typed at the keyboard."""
+        if self.live is None:
+            return []
+        said: list[Event] = []
+
+        def run(command: str) -> list[Event]:
+            events = self.table.command(command, self._now())
+            said.extend(events)
+            return events
+
+        self.live.inbox.run_pending(run)
+        return said
 
     def _open_panel(self) -> ManagedPanel:
         from hardware.layout import LayoutError
@@ -873,6 +915,7 @@ class Referee:
             case _Tick():
                 self._tick_pending.clear()
                 self._housekeeping()
+                events = self._web_changes()
             case _Say(event):
                 self.table.say(event, self._last_t)
             case _End(why):
@@ -982,6 +1025,9 @@ class Referee:
             # What the broker has not acknowledged yet stays in the outbox for the next run.
             self.publisher.stop(linger=PUBLISH_LINGER)
             self.publisher = None
+        if self.live is not None:
+            self.live.close()
+            self.live = None
         if self.hints is not None:
             self.hints.close()
             self.hints = None

@@ -347,6 +347,8 @@ class DemoGame:
     :param illegal: play one move wrong first, to show the illegal-move lights.
     :param hints: teach mode with this hint engine: hints lit after each roll, feedback after
         each move (``None``: no teach mode).
+    :param tick: called with the frame time after each frame and each answer (the demo's
+        pacing, and the changes a live page asks for, run in the table's thread).
     """
 
     def __init__(
@@ -364,8 +366,10 @@ class DemoGame:
         seed: int = 7,
         illegal: bool = True,
         hints: HintEngine | None = None,
+        tick: Callable[[float], None] | None = None,
     ) -> None:
         self.record = record
+        self.tick = tick
         self.game = game
         self.store = store
         self.draw = draw
@@ -410,6 +414,8 @@ class DemoGame:
         if self._draw_pending and self.draw is not None:
             self.draw(self.film.t)
         self._draw_pending = False
+        if self.tick is not None:
+            self.tick(self.film.t)
 
     def _do(self, text: str, **fields: Any) -> None:
         """What the players do, told down the table's stream as the players' line."""

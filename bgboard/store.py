@@ -56,6 +56,10 @@ bgboard's):
     gnubg's analysis of a match (``bgboard analyse``): ``match``, ``ply``, ``actions`` (how many
     actions stood when it was made, so a later one shows it is out of date), ``time`` and
     ``analysis`` (the JSON ``bgboard analyse --json`` prints). One per match and depth.
+``frames`` (version 3)
+    ``action`` and ``jpeg``: the still camera frame a move was judged on, kept while the live
+    page is served (:meth:`MatchStore.keep_frame`), the referee's evidence in a dispute. An
+    older store gains the table when it is next opened for writing.
 
 All times are UTC. A :class:`MatchStore` may be shared between threads; each call takes a lock.
 """
@@ -104,7 +108,7 @@ from engine.record import GameRecord, MatchRecord
 log = logging.getLogger(__name__)
 
 #: The schema version this bgboard writes and the newest it reads (2 added the outbox, 3
-#: gnubg's analyses; an older store is upgraded when it is opened for writing).
+#: the kept frames and gnubg's analyses; an older store is upgraded when it is opened for writing).
 SCHEMA_VERSION: Final = 3
 
 #: ``PRAGMA application_id`` of a bgboard match store: the bytes ``bgbd``.
@@ -130,6 +134,14 @@ KINDS: Final[Mapping[type[Action], str]] = {
     RejectResign: "reject_resign",
 }
 UNDO: Final = "undo"
+
+#: The still frames moves were judged on (schema version 3): JPEG bytes, one per action at most.
+_FRAMES_TABLE: Final = """
+    CREATE TABLE IF NOT EXISTS frames (
+        action INTEGER PRIMARY KEY REFERENCES actions(id),
+        jpeg   BLOB NOT NULL
+    )
+    """
 
 _SCHEMA: Final = (
     """
@@ -187,6 +199,7 @@ _SCHEMA: Final = (
         UNIQUE (match, seq)
     )
     """,
+    _FRAMES_TABLE,
 )
 
 #: Version 2: the outbox of the hall publisher (:mod:`bgboard.publish`). ``outbox_matches``
@@ -228,7 +241,7 @@ _ANALYSES: Final = """
 
 #: What each version added, by the version it upgrades from (all ``IF NOT EXISTS``: see
 #: :meth:`MatchStore._upgrade`).
-_UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {1: _OUTBOX, 2: (_ANALYSES,)}
+_UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {1: _OUTBOX, 2: (_FRAMES_TABLE, _ANALYSES)}
 
 
 # -- errors ----------------------------------------------------------------------------------
@@ -737,6 +750,43 @@ class MatchStore:
     def _has_table(self, name: str) -> bool:
         query = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
         return self._db.execute(query, (name,)).fetchone() is not None
+
+    def keep_frame(self, match_id: int, jpeg: bytes) -> int | None:
+        """Keep ``jpeg``, the still frame the match's latest standing action was judged on.
+
+        :returns: the action's id, or ``None`` when the match has no action yet or the store
+            (an old one opened read-only) has no room for frames.
+        """
+        if not jpeg:
+            raise StoreInputError("a frame is a non-empty JPEG")
+        with self._transaction() as db:
+            if not self._has_table("frames"):
+                return None
+            row = db.execute(
+                "SELECT id FROM actions WHERE match = ? AND kind != ? AND id NOT IN"
+                " (SELECT undoes FROM actions WHERE match = ? AND undoes IS NOT NULL) ORDER BY id DESC LIMIT 1",
+                (match_id, UNDO, match_id),
+            ).fetchone()
+            if row is None:
+                return None
+            db.execute("INSERT OR REPLACE INTO frames (action, jpeg) VALUES (?, ?)", (row[0], jpeg))
+            return int(row[0])
+
+    def frame(self, action_id: int) -> bytes | None:
+        """The still frame kept for the action ``action_id``, if any."""
+        with self._lock:
+            if not self._has_table("frames"):
+                return None
+            row = self._db.execute("SELECT jpeg FROM frames WHERE action = ?", (action_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def framed_actions(self, match_id: int) -> set[int]:
+        """The ids of the match's actions that have a still frame kept."""
+        with self._lock:
+            if not self._has_table("frames"):
+                return set()
+            query = "SELECT f.action FROM frames f JOIN actions a ON a.id = f.action WHERE a.match = ?"
+            return {int(row[0]) for row in self._db.execute(query, (match_id,))}
 
     def _refuse_foreign_tables(self) -> None:
         query = "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"

@@ -189,6 +189,9 @@ class Table:
         #: The hall's tournament mode: the status light says it (hints are turned off by
         #: whoever runs the table).
         self.tournament = False
+        #: The latest still frame whose reading reached the controller, and that reading (kept
+        #: through motion: what the live page's camera view shows).
+        self.last_still: tuple[np.ndarray, BoardReading] | None = None
 
     @classmethod
     def from_config(
@@ -275,6 +278,7 @@ class Table:
                 if fused is not None:
                     self._passed = True
                     self._evidence = (image, fused)
+                    self.last_still = (image, fused)
                     now = self.controller.on_reading(fused, t)
                     events += now
                     self._learn(now)

@@ -6,7 +6,8 @@
 #   scripts/setup.sh --test   also the test tools and the reference programs the tests run
 #                             (GNU Backgammon from Debian, its Python bindings on x86-64; the
 #                             AVR compiler and the simavr emulator that run the LED firmware;
-#                             Blender's Python module for the 3D renderer, on Python 3.11 x86-64)
+#                             Blender's Python module for the 3D renderer, on Python 3.11 x86-64;
+#                             Chromium, in which the live page is tested)
 #
 # Safe to run again: it installs only what is missing.
 set -euo pipefail
@@ -22,6 +23,8 @@ esac
 apt_packages=(python3-venv)
 if [ "$mode" = test ]; then
   apt_packages+=(gnubg mosquitto gcc-avr avr-libc binutils-avr libsimavr-dev pkg-config gcc libc6-dev make shellcheck)
+  # The live page's tests drive Debian's Chromium headless (Playwright, nothing downloaded).
+  apt_packages+=(chromium)
   # Blender's Python module (the 3D renderer's tests, x86-64 only) links these even headless.
   if [ "$(uname -m)" = x86_64 ]; then
     apt_packages+=(libx11-6 libxrender1 libxxf86vm1 libxfixes3 libxi6 libxkbcommon0 libsm6 libice6 libxext6 libgl1 libgomp1)

@@ -851,3 +851,13 @@ def test_a_reading_that_clearly_shows_another_play_records_that_play(opened: Mat
     events = c.on_tick(1.0 + SETTLE)
     assert kinds(events) == ["move", "feedback"]
     assert isinstance(events[0].action, Move) and str(events[0].action.play) == canonical(opened, "24/21 24/23")
+
+
+def test_teach_mode_is_turned_on_and_off_from_the_console(opened: MatchState) -> None:
+    c = Controller(opened)
+    events = c.on_command("teach on", 1.0)
+    # On during a move: the hint for it is asked for at once.
+    assert kinds(events) == ["teach", "hint-wanted"] and c.teach
+    assert kinds(c.on_command("teach off", 2.0)) == ["teach"] and not c.teach and c.hint is None
+    assert kinds(c.on_command("teach", 3.0)) == ["teach", "hint-wanted"] and c.teach
+    assert kinds(c.on_command("teach maybe", 4.0)) == ["unknown"] and c.teach

@@ -464,3 +464,26 @@ def test_what_the_reader_learns_in_play_is_saved_to_the_profile(config: Config, 
     assert after is not None and not after.borrowed[23]
     assert int(after.borrowed.sum()) < int(before.borrowed.sum())
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("board")] == ["board.toml"]
+
+
+def test_the_live_page_follows_the_referee_and_its_changes_are_run_as_keyboard_lines(config: Config) -> None:
+    import httpx
+
+    from bgboard.webserver import Bind
+
+    run = start(config, idle(), stall=30.0, web=Bind("127.0.0.1", 0))
+    notice = run.wait_for("web")
+    url, token = str(notice["url"]), str(notice["token"])
+    assert url.startswith("http://127.0.0.1:")
+    with httpx.Client(base_url=url, timeout=15) as client:
+        refused = client.post("/api/correct", json={"dice": "52"})
+        assert refused.status_code == 401
+        assert client.get("/api/state").json()["status"] == "waiting for the opening roll"
+        answer = client.post("/api/correct", json={"dice": "52"}, headers={"Authorization": f"Bearer {token}"})
+        assert answer.status_code == 200 and answer.json()["accepted"] is True
+        state = client.get("/api/state").json()
+        assert state["turn"] == 1 and state["dice"] == [5, 2]
+        # The page's change went through the referee's own loop: on the console and in the store.
+        assert run.wait_for("opening-roll")["source"] == "correction"
+    run.stop_now()
+    assert stored(config) == [OpeningRoll(5, 2)]

@@ -498,7 +498,10 @@ def test_a_store_from_a_newer_bgboard_is_refused(db: Path) -> None:
     connection = sqlite3.connect(db)
     connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     connection.close()
-    with pytest.raises(NewerStoreError, match=rf"{db}: .*newer bgboard \(schema version 4; .* up to 3\)"):
+    with pytest.raises(
+        NewerStoreError,
+        match=rf"{db}: .*newer bgboard \(schema version {SCHEMA_VERSION + 1}; .* up to {SCHEMA_VERSION}\)",
+    ):
         MatchStore(db)
     # Refusing it wrote nothing: the match is still there for the newer bgboard.
     connection = sqlite3.connect(db)
@@ -734,3 +737,35 @@ def test_the_outbox_numbers_each_tables_actions_in_order_and_keeps_the_acks(db: 
     with MatchStore(db) as store:
         assert store.outbox_counts("t1") == (4, 1)
         assert store.outbox_pending("t2") == []
+
+
+def test_a_frame_is_kept_with_the_latest_standing_action_and_a_version_1_store_gains_the_table(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "frames.sqlite3"
+    with MatchStore(path) as store:
+        match = store.start_match(("Ann", "Bob"), 3)
+        assert store.keep_frame(match, b"\xff\xd8jpeg") is None  # nothing recorded yet
+        store.record(match, OpeningRoll(3, 1), source="camera")
+        moved = store.record(match, Move("8/5 6/5", by=0), source="camera")
+        assert store.keep_frame(match, b"\xff\xd8first") == moved.id
+        store.undo(match, source="button")
+        # After the take-back the frame goes with the opening roll, the action that stands.
+        roll = store.actions(match)[0]
+        assert store.keep_frame(match, b"\xff\xd8second") == roll.id
+        assert store.frame(moved.id) == b"\xff\xd8first"
+        assert store.framed_actions(match) == {moved.id, roll.id}
+    # An older store (version 1, no frames table) is upgraded when opened for writing only.
+    connection = sqlite3.connect(path)
+    connection.execute("DROP TABLE frames")
+    connection.execute("DROP TABLE analyses")
+    connection.execute("PRAGMA user_version = 1")
+    connection.commit()
+    connection.close()
+    with MatchStore(path, create=False) as reader:
+        assert reader.schema_version == 1 and reader.frame(moved.id) is None
+        assert reader.keep_frame(match, b"\xff\xd8x") is None
+    with MatchStore(path) as writer:
+        assert writer.schema_version == SCHEMA_VERSION
+        assert writer.keep_frame(match, b"\xff\xd8y") == roll.id
+        assert len(writer.actions(match)) == 1

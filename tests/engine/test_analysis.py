@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from bgboard.cli import main
-from bgboard.store import SCHEMA_VERSION, MatchStore
+from bgboard.store import MatchStore
 from engine.analysis import AnalysisError, MatchAnalysis, analyse_record, parse_statistics
 from engine.matfile import read_mat_file, write_mat
 from tests.conftest import SHARED_DATA

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// The live page: the table's state and events from /api/events (server-sent events), drawn
+// with board.js; changes (done, undo, a correction, the dice) posted with the table's token.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const TOKEN_KEY = "bgboard-token";
+  let lastSeq = 0;
+  let current = null;
+  let chosenDice = [];
+
+  // The token arrives in the QR code's link after "#" (never sent to the server); keep it.
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (fromLink) {
+    localStorage.setItem(TOKEN_KEY, fromLink);
+    history.replaceState(null, "", location.pathname + location.search);
+  }
+  const token = () => localStorage.getItem(TOKEN_KEY) || "";
+  $("token").value = token();
+
+  function playerLine(node, player, state) {
+    const seat = player === state.board.bottom ? 1 : 2;
+    const name = state.players[player - 1];
+    const score = state.length ? `${state.score[player - 1]}/${state.length}` : `${state.score[player - 1]} (money)`;
+    node.replaceChildren();
+    const swatch = document.createElement("span");
+    swatch.className = `swatch swatch--p${seat}`;
+    const who = document.createElement("strong");
+    who.textContent = name;
+    const facts = document.createElement("span");
+    facts.className = "facts";
+    facts.textContent = `score ${score} · pips ${state.pips[player - 1]}`;
+    node.append(swatch, who, facts);
+    node.dataset.turn = state.turn === player ? "yes" : "no";
+    if (state.turn === player) {
+      const turn = document.createElement("span");
+      turn.className = "badge";
+      turn.textContent = "to play";
+      node.append(turn);
+    }
+  }
+
+  function render(state) {
+    current = state;
+    const top = state.board.bottom === 1 ? 2 : 1;
+    playerLine($("player-top"), top, state);
+    playerLine($("player-bottom"), state.board.bottom, state);
+    let status = state.status;
+    if (state.crawford) status += " · Crawford game";
+    if (state.length) status += ` · ${state.length}-point match`;
+    $("status").textContent = status;
+    const svg = BG.draw(state);
+    svg.dataset.seq = String(state.seq);
+    $("board").replaceChildren(svg);
+    $("gnubgid").textContent = state.gnubgid;
+    $("xgid").textContent = state.xgid;
+
+    const banner = $("banner");
+    if (state.illegal) {
+      banner.hidden = false;
+      banner.className = "banner banner--illegal";
+      banner.textContent = "Illegal move: " + state.illegal.reasons.join("; ");
+    } else if (state.check) {
+      banner.hidden = false;
+      banner.className = "banner banner--check";
+      banner.textContent = state.check.text;
+    } else if (state.last_move) {
+      banner.hidden = false;
+      banner.className = "banner banner--move";
+      banner.textContent = `Last move: ${state.players[state.last_move.player - 1]} ${state.last_move.play}`;
+    } else {
+      banner.hidden = true;
+    }
+
+    const check = $("check");
+    const cands = (state.check && state.check.candidates) || [];
+    check.hidden = !state.check;
+    $("check-text").textContent = state.check ? "Tap the board as it is, or press Done for the best guess." : "";
+    $("candidates").replaceChildren(...cands.map((c) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "candidate";
+      button.append(BG.draw({ ...state, board: c.board, last_move: null, hint: null, illegal: null, check: null }, { small: true, arrows: false }));
+      const label = document.createElement("span");
+      label.textContent = c.play;
+      button.append(label);
+      button.addEventListener("click", () => send("/api/correct", { play: c.play }));
+      return button;
+    }));
+
+    const toggle = $("teach-toggle");
+    toggle.textContent = `Teach: ${state.teach ? "on" : "off"}`;
+    toggle.setAttribute("aria-pressed", state.teach ? "true" : "false");
+    const teach = $("teach");
+    teach.hidden = !(state.teach || state.hint || state.feedback);
+    $("hint-text").textContent = state.hint ? `Best play: ${state.hint.play}` : "";
+    $("hint-plays").replaceChildren(...((state.hint && state.hint.plays) || []).map((p) => {
+      const li = document.createElement("li");
+      li.textContent = `${p.play}  Eq.: ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}` + (p.error ? ` (-${p.error.toFixed(3)})` : "");
+      return li;
+    }));
+    refreshCamera();
+    const fb = state.feedback;
+    $("feedback-text").textContent = fb ? `Last move: ${fb.text}` : "";
+    if (window.bgUpdated) window.bgUpdated(state.seq);
+  }
+
+  // The camera's last still frame with the reading drawn, fetched only while the panel is open.
+  function refreshCamera() {
+    if (!$("camera-panel").open || !current) return;
+    const img = $("camera");
+    img.onload = () => { img.hidden = false; $("camera-note").textContent = ""; };
+    img.onerror = () => { img.hidden = true; $("camera-note").textContent = "no still frame from the camera yet"; };
+    img.src = `/api/camera.jpg?seq=${current.seq}`;
+  }
+
+  function logLine(data, seq) {
+    const li = document.createElement("li");
+    li.className = `log-line log-line--${data.event}` + (data.verdict ? ` log-line--${data.verdict}` : "");
+    li.dataset.seq = String(seq);
+    li.dataset.event = data.event;
+    const time = document.createElement("span");
+    time.className = "time";
+    time.textContent = data.t == null ? "" : `${data.t.toFixed(1)}s`;
+    const text = document.createElement("span");
+    // The demo's players' lines are set apart with a "*", as on the console.
+    text.textContent = (data.event === "players" ? "* " : "") + data.text;
+    li.append(time, text);
+    const log = $("log");
+    log.prepend(li);
+    while (log.children.length > 300) log.lastChild.remove();
+  }
+
+  function connect() {
+    const source = new EventSource("/api/events");
+    const conn = $("connection");
+    source.addEventListener("open", () => { conn.textContent = "live"; conn.dataset.state = "live"; });
+    source.addEventListener("error", () => { conn.textContent = "reconnecting…"; conn.dataset.state = "lost"; });
+    source.addEventListener("state", (e) => render(JSON.parse(e.data)));
+    source.addEventListener("message", (e) => {
+      const seq = Number(e.lastEventId);
+      if (seq && seq <= lastSeq) return; // already shown before a reconnection
+      lastSeq = seq || lastSeq;
+      logLine(JSON.parse(e.data), seq);
+    });
+  }
+
+  async function send(path, body) {
+    const answer = $("answer");
+    answer.className = "answer";
+    answer.textContent = "sending…";
+    try {
+      const response = await fetch(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token()}` },
+        body: JSON.stringify(body),
+      });
+      const data = await response.json().catch(() => ({}));
+      if (response.status === 401) {
+        answer.className = "answer answer--refused";
+        answer.textContent = "Refused: enter the table's token (printed on the console) first.";
+        return;
+      }
+      if (!response.ok && response.status !== 202) {
+        answer.className = "answer answer--refused";
+        answer.textContent = data.error || `refused (${response.status})`;
+        return;
+      }
+      const said = (data.events || []).map((e) => e.text).join("; ");
+      answer.className = "answer " + (data.accepted ? "answer--ok" : "answer--refused");
+      answer.textContent = said || (data.queued ? "queued" : "done");
+    } catch (err) {
+      answer.className = "answer answer--refused";
+      answer.textContent = `not sent: ${err}`;
+    }
+  }
+
+  document.querySelectorAll("[data-command]").forEach((button) => {
+    button.addEventListener("click", () => send("/api/command", { command: button.dataset.command }));
+  });
+  $("teach-toggle").addEventListener("click", () => {
+    send("/api/command", { command: current && current.teach ? "teach off" : "teach on" });
+  });
+  $("correct-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const play = $("correct-play").value.trim();
+    if (play) send("/api/correct", { play });
+  });
+  $("token-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    localStorage.setItem(TOKEN_KEY, $("token").value.trim());
+    $("answer").textContent = "token kept on this device";
+  });
+  document.querySelectorAll("[data-copy]").forEach((button) => {
+    button.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($(button.dataset.copy).textContent));
+  });
+  // Dice by tapping two faces (in the order rolled); the second tap sends them.
+  for (let value = 1; value <= 6; value++) {
+    const face = document.createElement("button");
+    face.type = "button";
+    face.className = "face";
+    face.dataset.value = String(value);
+    face.textContent = "⚀⚁⚂⚃⚄⚅"[value - 1];
+    face.setAttribute("aria-label", `die ${value}`);
+    face.addEventListener("click", () => {
+      chosenDice.push(value);
+      face.classList.add("face--chosen");
+      if (chosenDice.length === 2) {
+        send("/api/correct", { dice: chosenDice.join("") });
+        chosenDice = [];
+        document.querySelectorAll(".face--chosen").forEach((f) => f.classList.remove("face--chosen"));
+      }
+    });
+    $("faces").append(face);
+  }
+  $("camera-panel").addEventListener("toggle", refreshCamera);
+  connect();
+  window.bgState = () => current;
+})();

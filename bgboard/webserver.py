@@ -1,0 +1,612 @@
+# SPDX-License-Identifier: MIT
+"""The web server: the live page inside the table process, and the match browser over a store.
+
+Two Starlette applications, served by uvicorn in a thread of their own (:class:`WebServer`):
+
+- :func:`live_app` (``bgboard demo --web``, ``bgboard referee --web``): the page, ``GET
+  /api/state``, ``GET /api/events`` (server-sent events from a :class:`~bgboard.web.WebHub`),
+  and the changes a page may ask for, ``POST /api/correct`` and ``POST /api/command``, which
+  need the table's token (``Authorization: Bearer TOKEN``) and go through an
+  :class:`~bgboard.web.Inbox` to the table's own thread. With a store, the match browser's
+  routes too.
+- :func:`history_app` (``bgboard serve``): the stored matches, ``GET /api/matches``, one
+  match's moves with the board after each (``GET /api/matches/ID``), its ``.mat`` or ``.sgf``
+  (``GET /api/matches/ID/export?format=mat|sgf``), and the browser page.
+
+Reading is open to whoever reaches the address (by default only this computer: the server is
+bound to localhost unless told otherwise); changing the match needs the token. A request
+without it gets 401, changes nothing, and is logged with its address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import ipaddress
+import json
+import logging
+import secrets
+import socket
+import threading
+from collections.abc import AsyncIterator, Callable, Iterator
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from bgboard.events import Event, StoreSink
+from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
+from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
+from engine.errors import BackgammonError
+from engine.match import MatchState, Move
+
+if TYPE_CHECKING:
+    from bgboard.table import Table
+
+log = logging.getLogger(__name__)
+
+#: The page's files, shipped in the package.
+STATIC: Final = Path(__file__).with_name("static")
+#: Seconds between keep-alive comments on an idle event stream (proxies drop silent streams).
+KEEP_ALIVE: Final = 15.0
+#: Milliseconds a page's EventSource waits before reconnecting.
+RETRY_MS: Final = 1000
+#: Seconds a change waits for the table to run it before the page is told it is still queued.
+CHANGE_WAIT: Final = 10.0
+#: The port when ``--web`` names only a host.
+DEFAULT_PORT: Final = 8080
+
+
+class BindError(ValueError):
+    """A ``HOST:PORT`` that cannot be used; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    """Where to listen: a host (an address or a name) and a port (0: any free one)."""
+
+    host: str
+    port: int
+
+    @classmethod
+    def parse(cls, text: str) -> Bind:
+        """``HOST:PORT``, ``:PORT`` or ``PORT`` (localhost), ``HOST`` (port 8080), ``[::]:PORT``.
+
+        >>> Bind.parse(":8080"), Bind.parse("0.0.0.0:80"), Bind.parse("[::1]:8000")
+        (Bind(host='127.0.0.1', port=8080), Bind(host='0.0.0.0', port=80), Bind(host='::1', port=8000))
+
+        :raises BindError: no port number, or one out of range.
+        """
+        text = text.strip()
+        if not text:
+            raise BindError("give HOST:PORT, e.g. 127.0.0.1:8080 (or 0.0.0.0:8080 for the local network)")
+        host, port_text = "", text
+        if text.startswith("["):
+            host, _, rest = text[1:].partition("]")
+            port_text = rest[1:] if rest.startswith(":") else str(DEFAULT_PORT)
+        elif text.count(":") == 1:
+            host, port_text = text.split(":")
+        elif ":" in text:
+            raise BindError(f"{text!r}: write an IPv6 address in brackets, e.g. [::1]:8080")
+        elif not text.isdigit():
+            host, port_text = text, str(DEFAULT_PORT)
+        if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+            raise BindError(f"{text!r}: the port is a number from 0 to 65535, not {port_text!r}")
+        return cls(host or "127.0.0.1", int(port_text))
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def new_token() -> str:
+    """A fresh table token: 128 random bits, URL-safe."""
+    return secrets.token_urlsafe(16)
+
+
+def page_host(host: str) -> str:
+    """The address a phone on the network types for a server listening on ``host``."""
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(host).is_unspecified:
+            # Listening everywhere: name this computer's address on the network. Connecting a
+            # UDP socket sends nothing; it only picks the interface a packet would leave by.
+            with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+                probe.connect(("192.0.2.1", 9))
+                return str(probe.getsockname()[0])
+            return socket.gethostname()
+    return f"[{host}]" if ":" in host else host
+
+
+def qr_text(data: str) -> str:
+    """``data`` as a QR code drawn with block characters, for the console."""
+    import io
+
+    import segno
+
+    out = io.StringIO()
+    segno.make(data, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue().rstrip("\n")
+
+
+# -- shared pieces -------------------------------------------------------------------------
+
+
+def _page(name: str) -> Callable[[Request], Response]:
+    def endpoint(request: Request) -> Response:
+        return FileResponse(STATIC / name, media_type="text/html; charset=utf-8")
+
+    return endpoint
+
+
+def _no_store(response: Response) -> Response:
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _match_routes(store_path: Path) -> list[Route]:
+    """The match browser's API over the store at ``store_path`` (one connection per request:
+    the table's own connection belongs to its thread, and SQLite's WAL lets readers in)."""
+
+    @contextlib.contextmanager
+    def opened() -> Iterator[MatchStore]:
+        with MatchStore(store_path, create=False, check=False) as store:
+            yield store
+
+    def match_id(request: Request) -> int:
+        text = request.path_params["match"]
+        if not text.isdigit():
+            raise UnknownMatchError(f"no match {text!r}: matches are numbered 1, 2, ...")
+        return int(text)
+
+    def matches(request: Request) -> Response:
+        try:
+            with opened() as store:
+                summaries = store.matches()
+        except StoreError as exc:
+            return _error(503, str(exc))
+        out = [
+            {
+                "id": s.id,
+                "players": list(s.players),
+                "length": s.length,
+                "score": list(s.score),
+                "finished": s.is_finished,
+                "started": s.to_json()["started"],
+                "games": s.games,
+                "actions": s.actions,
+            }
+            for s in summaries
+        ]
+        return _no_store(JSONResponse(out))
+
+    def match(request: Request) -> Response:
+        try:
+            number = match_id(request)
+            with opened() as store:
+                summary = store.summary(number)
+                actions = store.actions(number)
+                framed = store.framed_actions(number)
+        except UnknownMatchError as exc:
+            return _error(404, str(exc))
+        except StoreError as exc:
+            return _error(503, str(exc))
+        names = summary.players
+        steps = []
+        for row in actions:
+            if row.action is None:
+                continue
+            try:
+                after = MatchState.from_gnubg_id(row.gnubgid_after, game_number=row.game)
+            except BackgammonError:
+                continue  # an ID gnubg's own format cannot hold (none in practice): the step is left out
+            who = "" if row.player is None else f"{names[row.player]}: "
+            steps.append(
+                {
+                    "game": row.game,
+                    "seq": row.seq,
+                    "kind": row.kind,
+                    "player": None if row.player is None else row.player + 1,
+                    "text": who + describe(row.action),
+                    "source": row.source,
+                    "note": row.note,
+                    "frame": f"/api/matches/{number}/frames/{row.id}" if row.id in framed else None,
+                    "state": state_json(after, names),
+                }
+            )
+        return _no_store(JSONResponse({"match": summary.to_json(), "steps": steps}))
+
+    def export(request: Request) -> Response:
+        fmt = request.query_params.get("format", "mat")
+        if fmt not in FORMATS:
+            return _error(400, f"format is {' or '.join(FORMATS)}, not {fmt!r}")
+        try:
+            number = match_id(request)
+            with opened() as store:
+                text = store.export(number, fmt)
+                name = default_file_name(store.summary(number), fmt)
+        except UnknownMatchError as exc:
+            return _error(404, str(exc))
+        except StoreError as exc:
+            return _error(503, str(exc))
+        return PlainTextResponse(
+            text,
+            media_type="application/x-sgf" if fmt == "sgf" else "text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    def frame(request: Request) -> Response:
+        action = request.path_params["action"]
+        try:
+            number = match_id(request)
+            with opened() as store:
+                picture = store.frame(int(action)) if action.isdigit() else None
+                if picture is not None and int(action) not in store.framed_actions(number):
+                    picture = None
+        except UnknownMatchError as exc:
+            return _error(404, str(exc))
+        except StoreError as exc:
+            return _error(503, str(exc))
+        if picture is None:
+            return _error(404, f"no still frame kept for action {action} of match {number}")
+        return Response(picture, media_type="image/jpeg")
+
+    return [
+        Route("/api/matches", matches),
+        Route("/api/matches/{match}/frames/{action}", frame),
+        Route("/api/matches/{match}", match),
+        Route("/api/matches/{match}/export", export),
+        Route("/matches", _page("matches.html")),
+    ]
+
+
+def _static() -> Mount:
+    return Mount("/static", StaticFiles(directory=STATIC), name="static")
+
+
+# -- the live page -------------------------------------------------------------------------
+
+
+def _refused(request: Request, why: str) -> JSONResponse:
+    client = request.client.host if request.client is not None else "unknown"
+    log.warning("refused %s %s from %s: %s", request.method, request.url.path, client, why)
+    return JSONResponse(
+        {"error": f"{why}: changes need the table's token (Authorization: Bearer TOKEN)"},
+        status_code=401,
+        headers={"WWW-Authenticate": 'Bearer realm="bgboard"'},
+    )
+
+
+class CameraFeedView:
+    """The latest still frame of a table and its reading, as a picture for the page.
+
+    :ivar source: gives the picture's JPEG bytes, or ``None`` before the first still frame;
+        ``None`` itself when the table has no camera (set by :meth:`LiveWeb.follow`).
+    """
+
+    def __init__(self) -> None:
+        self.source: Callable[[], bytes | None] | None = None
+
+    def picture(self) -> bytes | None:
+        """The picture now, if there is one."""
+        return None if self.source is None else self.source()
+
+
+def live_app(
+    hub: WebHub,
+    inbox: Inbox,
+    token: str,
+    *,
+    store_path: Path | None = None,
+    camera: CameraFeedView | None = None,
+) -> Starlette:
+    """The live page's application.
+
+    :param hub: the table's events and state.
+    :param inbox: where the changes go (the table's owner runs them).
+    :param token: what ``Authorization: Bearer`` must carry for a change.
+    :param store_path: the match store, for the match browser's routes (``None``: none).
+    :param camera: the camera's picture (``GET /api/camera.jpg``); ``None``: none.
+    """
+
+    def authorised(request: Request) -> str | None:
+        """Why the request may not change the match (``None``: it may)."""
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not given.strip():
+            return "no token"
+        if not hmac.compare_digest(given.strip().encode(), token.encode()):
+            return "wrong token"
+        return None
+
+    async def state(request: Request) -> Response:
+        return _no_store(JSONResponse(hub.state()))
+
+    async def events(request: Request) -> Response:
+        last = request.headers.get("last-event-id", "")
+        subscriber, first = await hub.subscribe(int(last) if last.isdigit() else None)
+
+        async def stream() -> AsyncIterator[str]:
+            try:
+                yield f"retry: {RETRY_MS}\n\n"
+                for message in first:
+                    yield message
+                while True:
+                    sent = await hub.next_message(subscriber, KEEP_ALIVE)
+                    if sent is None:
+                        return
+                    # A comment line: it keeps the connection open through idle minutes.
+                    yield sent or ": keep-alive\n\n"
+            finally:
+                hub.unsubscribe(subscriber)
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def body(request: Request) -> dict[str, Any]:
+        try:
+            data = json.loads(await request.body() or b"{}")
+        except ValueError:
+            raise _BadRequestError("the body is not JSON") from None
+        if not isinstance(data, dict):
+            raise _BadRequestError("the body is a JSON object")
+        return data
+
+    async def change(request: Request, command: str) -> Response:
+        future: Future[list[Event]] = inbox.submit(command)
+        try:
+            said = await asyncio.wait_for(asyncio.wrap_future(future), CHANGE_WAIT)
+        except TimeoutError:
+            return JSONResponse({"queued": command, "events": []}, status_code=202)
+        answers = [event.to_json() for event in said]
+        accepted = any(event.action is not None or event.kind == "undo" for event in said)
+        return JSONResponse({"command": command, "accepted": accepted, "events": answers, "state": hub.state()})
+
+    async def correct(request: Request) -> Response:
+        why = authorised(request)
+        if why is not None:
+            return _refused(request, why)
+        try:
+            data = await body(request)
+        except _BadRequestError as exc:
+            return _error(400, str(exc))
+        given = {key: data[key] for key in ("play", "position", "dice") if data.get(key) not in (None, "")}
+        if len(given) != 1 or not all(isinstance(v, str) for v in given.values()):
+            return _error(400, 'give one of "play" ("13/7 8/7"), "position" (a Position ID) or "dice" ("53")')
+        key, value = next(iter(given.items()))
+        if "\n" in value:
+            return _error(400, f"{key} is one line")
+        return await change(request, f"dice {value}" if key == "dice" else f"correct {value}")
+
+    async def command(request: Request) -> Response:
+        why = authorised(request)
+        if why is not None:
+            return _refused(request, why)
+        try:
+            data = await body(request)
+        except _BadRequestError as exc:
+            return _error(400, str(exc))
+        text = data.get("command")
+        if not isinstance(text, str) or not text.strip() or "\n" in text:
+            return _error(400, 'give "command": one of ' + ", ".join(sorted(PAGE_COMMANDS)))
+        verb = text.split()[0].lower()
+        if verb not in PAGE_COMMANDS:
+            return _error(400, f"{verb!r} is not a command the page may give: " + ", ".join(sorted(PAGE_COMMANDS)))
+        return await change(request, text.strip())
+
+    async def check(request: Request) -> Response:
+        """Whether a token is right, so the page can say so before it is needed."""
+        why = authorised(request)
+        return _refused(request, why) if why is not None else JSONResponse({"ok": True})
+
+    def camera_jpeg(request: Request) -> Response:
+        # A plain function: Starlette runs it in its thread pool, so warping and encoding the
+        # frame never holds up the event streams.
+        picture = None if camera is None else camera.picture()
+        if picture is None:
+            return _error(404, "no still frame from the camera yet")
+        return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
+
+    routes: list[Route | Mount] = [
+        Route("/", _page("index.html")),
+        Route("/api/camera.jpg", camera_jpeg),
+        Route("/api/state", state),
+        Route("/api/events", events),
+        Route("/api/correct", correct, methods=["POST"]),
+        Route("/api/command", command, methods=["POST"]),
+        Route("/api/token", check, methods=["POST"]),
+        _static(),
+    ]
+    if store_path is not None:
+        routes[1:1] = _match_routes(store_path)
+    return Starlette(routes=routes)
+
+
+class _BadRequestError(ValueError):
+    pass
+
+
+def history_app(store_path: Path) -> Starlette:
+    """The match browser over the store at ``store_path`` (``bgboard serve``): history only."""
+
+    async def home(request: Request) -> Response:
+        return FileResponse(STATIC / "matches.html", media_type="text/html; charset=utf-8")
+
+    return Starlette(routes=[Route("/", home), *_match_routes(store_path), _static()])
+
+
+# -- the server thread ----------------------------------------------------------------------
+
+
+class WebServer:
+    """uvicorn serving ``app`` from a thread of its own, on a socket bound at once.
+
+    The socket is bound in the constructor, so an address in use or not this computer's is an
+    error before anything else starts (:class:`BindError`); port 0 takes a free port
+    (:attr:`port`).
+
+    :param on_stop: called before the server stops (the hub ends its streams).
+    """
+
+    def __init__(self, app: Starlette, bind: Bind, *, on_stop: Callable[[], None] | None = None) -> None:
+        self.bind = bind
+        self.on_stop = on_stop
+        family = socket.AF_INET6 if ":" in bind.host else socket.AF_INET
+        try:
+            self._socket = socket.create_server((bind.host, bind.port), family=family, reuse_port=False)
+        except OSError as exc:
+            raise BindError(f"cannot listen on {bind}: {exc.strerror or exc}") from None
+        self.port: int = self._socket.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=1,
+            ws="none",
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._serve, name="web", daemon=True)
+
+    def _serve(self) -> None:
+        asyncio.run(self._server.serve(sockets=[self._socket]))
+
+    def start(self) -> WebServer:
+        """Start serving; returns once the server accepts connections."""
+        self._thread.start()
+        while not self._server.started and self._thread.is_alive():
+            self._thread.join(0.01)
+        return self
+
+    @property
+    def url(self) -> str:
+        """The address to open the page at, from this network."""
+        return f"http://{page_host(self.bind.host)}:{self.port}/"
+
+    def stop(self) -> None:
+        """Stop serving and wait for the thread (open streams are ended first)."""
+        if self.on_stop is not None:
+            self.on_stop()
+        self._server.should_exit = True
+        if self._thread.is_alive():
+            self._thread.join(5.0)
+        self._socket.close()
+
+    def __enter__(self) -> WebServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+@dataclass
+class LiveWeb:
+    """The live page of one table: hub, inbox, token and server, started together.
+
+    :ivar hub: the table's events and state for the pages.
+    :ivar inbox: the pages' changes, for the table's owner to run.
+    :ivar token: the table's token.
+    :ivar server: the running server.
+    """
+
+    hub: WebHub
+    inbox: Inbox
+    token: str
+    server: WebServer
+    camera: CameraFeedView
+
+    @classmethod
+    def start(
+        cls,
+        bind: Bind,
+        names: tuple[str, str],
+        *,
+        store_path: Path | None = None,
+        token: str | None = None,
+    ) -> LiveWeb:
+        """Bind, then serve the page in a thread.
+
+        :raises BindError: the address cannot be listened on.
+        """
+        hub, inbox, camera = WebHub(names), Inbox(), CameraFeedView()
+        token = token or new_token()
+        app = live_app(hub, inbox, token, store_path=store_path, camera=camera)
+        server = WebServer(app, bind, on_stop=hub.close)
+        return cls(hub, inbox, token, server.start(), camera)
+
+    def follow(self, table: Table) -> None:
+        """Show ``table``: its events and state (:meth:`WebHub.follow`) and its camera's last
+        still frame with the reading drawn (:func:`bgboard.camera_view.camera_picture`)."""
+        self.hub.follow(table)
+        profile = table.reader.profile
+
+        def picture() -> bytes | None:
+            # One read of the attribute: the table's thread replaces the pair, never changes it.
+            still = table.last_still
+            if still is None:
+                return None
+            from bgboard.camera_view import camera_picture
+
+            image, reading = still
+            return camera_picture(image, reading, profile.homography, profile.geometry)
+
+        self.camera.source = picture
+        stores = [sink for sink in table.sinks if isinstance(sink, StoreSink)]
+        if stores:
+            table.sinks.add(FrameKeeper(table, stores[0].store, stores[0].match_id))
+
+    @property
+    def page_url(self) -> str:
+        """The page's address with the token after ``#`` (never sent to the server by a browser)."""
+        return f"{self.server.url}#token={self.token}"
+
+    def notice(self, *, qr: bool = True) -> Event:
+        """What the console says at the start: the address, the token, and a QR code of both."""
+        from bgboard.events import Notice
+
+        url = self.server.url
+        text = f"the live page is at {url} (changes need the token {self.token})"
+        console = f"live page: {url}\ntoken: {self.token} (the page asks for it before a change)"
+        if qr:
+            console += f"\nscan to open the page with the token:\n{qr_text(self.page_url)}"
+        return Notice("web", text, {"url": url, "token": self.token}, console=console)
+
+    def close(self) -> None:
+        """Stop the server."""
+        self.server.stop()
+
+
+class FrameKeeper:
+    """Keeps, for every move recorded, the still frame it was judged on in the match store
+    (:meth:`~bgboard.store.MatchStore.keep_frame`): the referee's evidence in a dispute,
+    shown by the match browser. Added after the store's sink, so the move is stored first."""
+
+    def __init__(self, table: Table, store: MatchStore, match_id: int) -> None:
+        self.table = table
+        self.store = store
+        self.match_id = match_id
+
+    def __call__(self, event: Event) -> None:
+        """Keep the frame in view if ``event`` recorded a move."""
+        still = self.table.last_still
+        if not isinstance(event.action, Move) or event.source is None or still is None:
+            return
+        from bgboard.camera_view import evidence_jpeg
+
+        try:
+            self.store.keep_frame(self.match_id, evidence_jpeg(still[0]))
+        except (StoreError, ValueError) as exc:
+            # Evidence is worth having, but never worth stopping the match for.
+            log.warning("the still frame of a move could not be kept: %s", exc)
