@@ -22,7 +22,6 @@ Needs Debian's ``mosquitto`` and the corpus of ``../shared/data/matches/bglab``.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
 import sys
@@ -36,6 +35,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.helpers import load_test_helper
 from bgboard.events import Event
 from bgboard.hall import Hall, HallStore, make_app
 from bgboard.publish import BrokerUrl, Publisher
@@ -49,15 +49,7 @@ CORPUS = ROOT.parent / "shared" / "data" / "matches" / "bglab"
 
 
 def _broker_module() -> ModuleType:
-    # The tests' broker helper (Mosquitto on a loopback port), loaded under a name of its own.
-    path = ROOT / "tests" / "bgboard" / "mqtt_broker.py"
-    spec = importlib.util.spec_from_file_location("bgboard_bench_broker", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_test_helper("tests/bgboard/mqtt_broker.py", "bgboard_bench_broker")
 
 
 def corpus(n: int) -> list[MatchRecord]:

@@ -20,7 +20,6 @@ simavr's headers are needed.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import logging
 import os
@@ -34,6 +33,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.helpers import load_test_helper
 from firmware_bridge import faults, messages, protocol
 from firmware_bridge.framing import encode_frame
 from firmware_bridge.link import Link
@@ -44,15 +44,7 @@ WIRE_BITS_PER_BYTE = 10  # 8N1: a start bit, 8 data bits, a stop bit
 
 
 def _emulator_module() -> ModuleType:
-    # The tests' conftest is not a package module: load it under a name of its own.
-    path = ROOT / "tests" / "firmware_bridge" / "conftest.py"
-    spec = importlib.util.spec_from_file_location("bgboard_led_emulator", path)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_test_helper("tests/firmware_bridge/conftest.py", "bgboard_led_emulator")
 
 
 def _scene(i: int, count: int, family: int = 0) -> tuple[list[int], int]:
