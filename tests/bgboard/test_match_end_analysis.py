@@ -12,7 +12,7 @@ from test_referee import idle, start
 
 from bgboard.config import Config
 from bgboard.store import MatchStore
-from engine.hints import find_gnubg
+from engine.hints import INSTALL_HINT, find_gnubg
 
 pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
@@ -44,7 +44,7 @@ def kept(config: Config) -> object:
 def test_log_mode_says_gnubgs_analysis_at_the_end_and_keeps_it(config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("BGBOARD_GNUBG", raising=False)
     if find_gnubg() is None:
-        pytest.skip("gnubg is not installed")
+        pytest.fail(INSTALL_HINT)
     events = play_a_one_point_match(config.with_overrides(match_mode="log"))
     kinds = [e["event"] for e in events]
     assert kinds[-2:] == ["analysis", "stopped"]
