@@ -139,13 +139,12 @@ UNSEEN_FLAT = 0.8
 FACE_SPREAD = 16.0
 #: The reader remembers what it last read, region by region, and reads again only what has
 #: changed since: at a table most of the board lies still from one read to the next. The
-#: half-size field's colour is compared in tiles this many pixels square (about a fifth of a checker on
-#: a board filling a 1280x720 frame).
+#: half-size field's colour is compared in tiles this many pixels square (about a fifth of a
+#: checker on a board filling a 1280x720 frame).
 TILE = 8
 #: A tile whose mean level in any colour channel moved this far from when it was last read has
-#: changed. Sensor
-#: noise moves a tile's mean by a fraction of a level; a checker put down or taken away, a die,
-#: a hand, by tens of levels.
+#: changed. Sensor noise moves a tile's mean by a fraction of a level; a checker put down or
+#: taken away, a die, a hand, by tens of levels.
 TILE_CHANGE = 6.0
 #: When more of the field than this share has changed, or its light as a whole has moved by
 #: more than :data:`LIGHT_SHIFT` levels (a lamp, the camera's exposure), the frame is read whole.
@@ -801,20 +800,7 @@ class BoardReader:
         gone = False
         if changed is not None and last:
             margin = 0.5 * self._die_span
-            places = [
-                (
-                    float(die[0][0]) - margin,
-                    float(die[0][1]) - margin,
-                    float(die[0][0] + die[0][2]) + margin,
-                    float(die[0][1] + die[0][3]) + margin,
-                )
-                for die in last
-            ]
-            kept = [
-                die
-                for die, place in zip(last, places, strict=True)
-                if die[2] >= KEEP_DIE and not self._touches(changed, place)
-            ]
+            kept = [die for die in last if die[2] >= KEEP_DIE and not self._touches(changed, _grown(die[0], margin))]
             if len(kept) >= 2:
                 return kept
             # Nothing changed but where the last dice lay: they were picked up (or turned over,
@@ -823,15 +809,11 @@ class BoardReader:
             # A die's sides and shadow reach past its box, and the change is grown by a tile.
             reach = self._die_span + TILE
             elsewhere = changed.copy()
-            for die in last:
-                x, y, w, h = (float(v) for v in die[0][:4])
-                elsewhere[self._tile_span(changed, (x - reach, y - reach, x + w + reach, y + h + reach))] = False
+            for box, _, _ in last:
+                elsewhere[self._tile_span(changed, _grown(box, reach))] = False
             # Each of them changed where it lay itself; one that did not is there still (the
             # change beside it a checker's), and is looked for every way.
-            moved = all(
-                self._touches(changed, (float(b[0]), float(b[1]), float(b[0] + b[2]), float(b[1] + b[3])))
-                for b, _, _ in last
-            )
+            moved = all(self._touches(changed, _grown(box, 0.0)) for box, _, _ in last)
             gone = moved and not elsewhere.any()
         scale = DIE_PIXELS / (0.5 * self.sampler.d * self._die_scale)
         seen, scale = self._detector_field(field_image, image, scale)
@@ -998,6 +980,12 @@ class BoardReader:
             counts.append(int(score.argmax()))
             conf *= float(prob.max())
         return (counts[0], counts[1]), conf
+
+
+def _grown(box: np.ndarray, margin: float) -> tuple[float, float, float, float]:
+    """A die's box ``x, y, w, h`` as ``(x0, y0, x1, y1)``, ``margin`` wider on every side."""
+    x, y, w, h = (float(v) for v in box[:4])
+    return x - margin, y - margin, x + w + margin, y + h + margin
 
 
 def _centre_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
