@@ -364,6 +364,16 @@ def live_app(
             raise _BadRequestError("the body is a JSON object")
         return data
 
+    async def change_body(request: Request) -> dict[str, Any] | Response:
+        """The JSON body of a change, or the answer refusing it (no token: 401; no JSON: 400)."""
+        why = authorised(request)
+        if why is not None:
+            return _refused(request, why)
+        try:
+            return await body(request)
+        except _BadRequestError as exc:
+            return _error(400, str(exc))
+
     async def change(request: Request, command: str) -> Response:
         future: Future[list[Event]] = inbox.submit(command)
         try:
@@ -375,13 +385,9 @@ def live_app(
         return JSONResponse({"command": command, "accepted": accepted, "events": answers, "state": hub.state()})
 
     async def correct(request: Request) -> Response:
-        why = authorised(request)
-        if why is not None:
-            return _refused(request, why)
-        try:
-            data = await body(request)
-        except _BadRequestError as exc:
-            return _error(400, str(exc))
+        data = await change_body(request)
+        if isinstance(data, Response):
+            return data
         given = {key: data[key] for key in ("play", "position", "dice") if data.get(key) not in (None, "")}
         if len(given) != 1 or not all(isinstance(v, str) for v in given.values()):
             return _error(400, 'give one of "play" ("13/7 8/7"), "position" (a Position ID) or "dice" ("53")')
@@ -391,13 +397,9 @@ def live_app(
         return await change(request, f"dice {value}" if key == "dice" else f"correct {value}")
 
     async def command(request: Request) -> Response:
-        why = authorised(request)
-        if why is not None:
-            return _refused(request, why)
-        try:
-            data = await body(request)
-        except _BadRequestError as exc:
-            return _error(400, str(exc))
+        data = await change_body(request)
+        if isinstance(data, Response):
+            return data
         text = data.get("command")
         if not isinstance(text, str) or not text.strip() or "\n" in text:
             return _error(400, 'give "command": one of ' + ", ".join(sorted(PAGE_COMMANDS)))
