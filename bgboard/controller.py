@@ -31,6 +31,15 @@ What it follows:
 A reading the rules cannot settle clearly (see :mod:`bgboard.explain`) asks the players to
 check: "done" confirms the best legal result, :meth:`Controller.correct` gives the right one,
 recorded with source ``correction``.
+
+Against gnubg (``gnubg=`` the engine player it plays): whenever gnubg must act the controller
+asks with a ``gnubg-wanted`` event, answered through :meth:`Controller.on_gnubg_move`,
+:meth:`~Controller.on_gnubg_double`, :meth:`~Controller.on_gnubg_take` and
+:meth:`~Controller.on_gnubg_resign`. Its doubles, takes, drops and answers to a resignation are
+recorded at once (source ``gnubg``) and said; the players roll real dice for it; its move lights
+up as a hint does (from-points blue, to-points blinking green), a person moves its checkers,
+and only that move is recorded: any other board marks the points that differ (red, as an
+illegal move) until the checkers are set as gnubg played.
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from bgboard.events import Event
-from bgboard.explain import CLEAR, HINT_PRIOR, Explanation, explain, reading_position
+from bgboard.explain import CLEAR, HINT_PRIOR, Candidate, Explanation, explain, reading_position
 from engine.dice import Dice
 from engine.errors import BackgammonError
 from engine.hints import CubeAdvice, HintError, RankedPlay, state_to_double
@@ -116,6 +125,10 @@ COMMANDS: Final = (
 )
 
 
+#: What gnubg decides itself when it plays a side: nobody else may do it for it.
+_GNUBGS_OWN: Final = (Double, Take, Drop, Resign, AcceptResign, RejectResign)
+
+
 def number(player: int | None) -> int | None:
     """The player as people number him (1 or 2) from the engine's index (0 or 1); ``None`` stays."""
     return None if player is None else player + 1
@@ -136,6 +149,7 @@ class Controller:
     first of ``names`` (engine index 0), 2 the second; so are ``on_roll`` and ``winner``.
     :param teach: ask for a hint after every roll (a ``hint-wanted`` event), show it, use it as
         a prior, and give feedback on each move against it.
+    :param gnubg: the engine player (0 or 1) gnubg plays, or ``None`` when people play both sides.
     """
 
     def __init__(
@@ -147,12 +161,22 @@ class Controller:
         bottom_player: int = 1,
         names: tuple[str, str] = ("player 1", "player 2"),
         teach: bool = False,
+        gnubg: int | None = None,
     ) -> None:
         if mode not in ("referee", "log"):
             raise ValueError(f"mode is 'referee' or 'log', not {mode!r}")
         if bottom_player not in (0, 1):
             raise ValueError(f"the bottom player is 0 or 1, not {bottom_player!r}")
+        if gnubg not in (None, 0, 1):
+            raise ValueError(f"gnubg plays engine player 0 or 1, not {gnubg!r}")
         self.state = state
+        self.gnubg = gnubg
+        # gnubg's move for the state it was asked in, with the board it leaves (mover's view).
+        self._gnubg_move: tuple[MatchState, Play, Position] | None = None
+        # The state gnubg was last asked about: asked once per state, whatever the answer.
+        self._gnubg_asked: MatchState | None = None
+        # Where the players refused gnubg's resignation: it plays on from there.
+        self._gnubg_refused: MatchState | None = None
         self.mode: Mode = mode
         self.settle = settle
         self.bottom_player = bottom_player
@@ -224,6 +248,18 @@ class Controller:
             return None
         return hint
 
+    @property
+    def gnubg_move(self) -> Play | None:
+        """gnubg's move for the roll it has to play now, once it has said it."""
+        known = self._gnubg_known()
+        return None if known is None else known[0]
+
+    def _gnubg_known(self) -> tuple[Play, Position] | None:
+        move = self._gnubg_move
+        if move is None or not (move[0] is self.state or move[0] == self.state):
+            return None
+        return move[1], move[2]
+
     def scene(self) -> Scene:
         """What the LEDs show now (see :func:`hardware.presenter.present`)."""
         points = self.check_points()
@@ -231,6 +267,10 @@ class Controller:
         best = self.hint
         # The empty play (no legal move) lights nothing; a hint is shown until the move is recorded.
         shown = best.play if best is not None and best.play and self.state.phase is Phase.MOVE else None
+        gnubgs = self.gnubg_move
+        if gnubgs is not None:
+            # gnubg's move is shown the way a hint is, until its checkers are moved so.
+            shown = gnubgs or None
         return present(self.state, self._judgement, hint=shown, check=check, bottom_player=self.bottom_player)
 
     def seat(self, player: int) -> int:
@@ -244,7 +284,7 @@ class Controller:
         if reading.occluded:
             return self.on_motion(t)
         self._last_reading = reading
-        events = self._cube(reading)
+        events = self.gnubg_wanted() + self._cube(reading)
         phase = self.state.phase
         if phase in (Phase.OPENING, Phase.GAME_OVER):
             events += self._opening(reading, t)
@@ -265,7 +305,7 @@ class Controller:
         phase = self.state.phase
         reading = self._last_reading
         if reading is None or reading.occluded:
-            return []
+            return self.gnubg_wanted()
         if phase in (Phase.OPENING, Phase.GAME_OVER):
             return self._opening(reading, t)
         if phase is Phase.ROLL:
@@ -381,6 +421,9 @@ class Controller:
             return [Event("refused", f"not a play: {exc}", {"correction": str(value)})]
         if refusal is not None:
             return [Event("refused", refusal, {"correction": str(value)})]
+        wrong = self._not_gnubgs_words(state, action)
+        if wrong is not None:
+            return [Event("refused", wrong, {"correction": str(value)})]
         if undo:
             self.state = self._history.pop()
         return self._record(action, "correction", note="corrected by the players", undo=undo)
@@ -541,6 +584,9 @@ class Controller:
         hinted = self.hint
         # Players often execute a shown play slightly wrong: a doubtful board near it is likely it.
         prior = {hinted.after: HINT_PRIOR} if hinted is not None else None
+        gnubgs = self._gnubg_known()
+        if gnubgs is not None:
+            prior = {gnubgs[1]: HINT_PRIOR}
         board = explain(
             state.position, state.dice, reading, self.seat(state.on_roll), legal=legal, partials=partials, prior=prior
         )
@@ -555,10 +601,12 @@ class Controller:
         if self._check is not None and board.clear:
             self._check = None
         best = board.best
-        if self._judgement is not None and board.clear and best.kind in ("before", "legal"):
+        if self._judgement is not None and board.clear and self._fine_now(best):
             self._judgement = None
             if best.kind == "before":
                 events.append(Event("put-back", "the checkers are back: play your roll", verdict="legal"))
+            elif self._gnubg_known() is not None:
+                events.append(Event("legal-now", f"that is {self._name(self.gnubg)}'s move now", verdict="legal"))
             else:
                 events.append(Event("legal-now", "that is a legal play now", verdict="legal"))
         return events + self._maybe_picked_up(t)
@@ -588,6 +636,9 @@ class Controller:
             return self._ask(board)
         if best.kind == "legal":
             assert best.play is not None and best.position is not None
+            gnubgs = self._gnubg_known()
+            if gnubgs is not None and best.position != gnubgs[1]:
+                return self._not_gnubgs(best.play, best.position)
             return self._record(Move(best.play, by=state.on_roll), source, confidence=board.share)
         if best.kind in ("partial", "before"):
             return self._unfinished(asked)
@@ -646,6 +697,9 @@ class Controller:
             known = self._check.best_known
             if known is None or known.kind != "legal" or known.play is None:
                 return [Event("refused", "no legal move matches the board: give the right move", verdict="check")]
+            wrong = self._not_gnubgs_words(state, Move(known.play, by=state.on_roll))
+            if wrong is not None:
+                return [Event("refused", wrong, verdict="check")]
             return self._record(Move(known.play, by=state.on_roll), source, note="confirmed by the players")
         if self._board is None:
             return [Event("refused", "the board has not been read yet")]
@@ -664,6 +718,15 @@ class Controller:
     ) -> list[Event]:
         """Apply ``action`` to the match, or say why the rules refuse it."""
         before = self.state
+        if (
+            self.gnubg is not None
+            and source != "gnubg"
+            and isinstance(action, _GNUBGS_OWN)
+            and (action.by if action.by is not None else before.turn) == self.gnubg
+        ):
+            # Its cube and its resignations are gnubg's to decide: it is asked, not told.
+            name = self._name(self.gnubg)
+            return [Event("refused", f"{name} decides its own cube actions and resignations", {"source": source})]
         try:
             after = before.apply(action)
         except BackgammonError as exc:
@@ -675,6 +738,8 @@ class Controller:
             note = f"{note}; {remark}" if note and remark else (note or remark)
         self._history.append(before)
         self.state = after
+        if isinstance(action, RejectResign) and before.on_roll == self.gnubg:
+            self._gnubg_refused, self._gnubg_asked = after, None
         if action.__class__ is not Double or after.phase is not Phase.DOUBLED:
             self._cube_offered = False
         self._reset_turn()
@@ -686,7 +751,7 @@ class Controller:
         events = [Event(kind, text, fields, action, source, confidence, note, undo, verdict=None)]
         if feedback is not None:
             events.append(feedback)
-        if self.teach and after.phase is Phase.MOVE:
+        if self._teaching(after):
             events.append(self._hint_wanted(asked=False))
         if after.is_over() and after.last_result is not None:
             result = after.last_result
@@ -704,7 +769,7 @@ class Controller:
                 )
             elif after.crawford:
                 events.append(Event("crawford", "the next game is the Crawford game: no doubling"))
-        return events
+        return events + self.gnubg_wanted()
 
     def _undo(self, source: str) -> list[Event]:
         if not self._history:
@@ -713,9 +778,165 @@ class Controller:
         self._reset_turn()
         phase = self.state.phase.value
         events = [Event("undo", f"taken back: now {phase}", {"phase": phase}, source=source, undo=1)]
-        if self.teach and self.state.phase is Phase.MOVE:
+        if self._teaching(self.state):
             events.append(self._hint_wanted(asked=False))
-        return events
+        # Taken back to where gnubg acts: it is asked again (its noise is the same for a position).
+        self._gnubg_asked = None
+        return events + self.gnubg_wanted()
+
+    # -- gnubg at the board -------------------------------------------------------------------
+
+    def _teaching(self, state: MatchState) -> bool:
+        """Teach mode hints this state's move: a person's move, not gnubg's."""
+        return self.teach and state.phase is Phase.MOVE and state.on_roll != self.gnubg
+
+    def _name(self, player: int | None) -> str:
+        return "" if player is None else self.names[player]
+
+    def gnubg_wanted(self) -> list[Event]:
+        """A ``gnubg-wanted`` event if gnubg must act now and was not asked in this state.
+
+        Its fields say what is wanted: ``move`` (its play for the roll), ``double`` (whether
+        it doubles before its roll), ``take`` (its answer to a double) or ``resign`` (its
+        answer to a resignation). Before a roll on which gnubg cannot double, the players are
+        told to roll for it instead.
+        """
+        state, player = self.state, self.gnubg
+        if player is None or state.turn != player:
+            return []
+        if self._gnubg_asked is state or self._gnubg_asked == state:
+            return []
+        self._gnubg_asked = state
+        refused = self._gnubg_refused is not None and self._gnubg_refused == state
+        fields: dict[str, Any] = {"gnubgid": state.gnubg_id(), "player": number(player), "may_resign": not refused}
+        name = self._name(player)
+        if state.phase is Phase.MOVE:
+            return [Event("gnubg-wanted", f"asking {name} for its move", {**fields, "wanted": "move"})]
+        if state.phase is Phase.ROLL:
+            if not state.can_double():
+                return [Event("gnubg-roll", f"roll the dice for {name}", {"player": number(player)})]
+            return [Event("gnubg-wanted", f"asking {name} whether it doubles", {**fields, "wanted": "double"})]
+        if state.phase is Phase.DOUBLED and not state.beavered:
+            return [Event("gnubg-wanted", f"asking {name} to take or drop", {**fields, "wanted": "take"})]
+        if state.phase is Phase.RESIGNED:
+            return [Event("gnubg-wanted", f"asking {name} about the resignation", {**fields, "wanted": "resign"})]
+        return []
+
+    def _gnubg_now(self, gnubgid: str, phase: Phase) -> bool:
+        """An answer from gnubg still applies: the match stands where it was asked."""
+        state = self.state
+        return state.phase is phase and state.turn == self.gnubg and gnubgid == state.gnubg_id()
+
+    def on_gnubg_move(self, gnubgid: str, play: Play, t: float) -> list[Event]:
+        """gnubg's play for the roll in the state ``gnubgid`` names (ignored if stale).
+
+        Lit as a hint is, and the only board recorded for this move.
+        """
+        if not self._gnubg_now(gnubgid, Phase.MOVE):
+            return []
+        state = self.state
+        assert state.dice is not None
+        legal = legal_plays(state.position, state.dice)
+        after = next((position for position, canonical in legal.results.items() if canonical == play), None)
+        if after is None and not play and not legal.results:
+            after = state.position  # no legal move: the checkers stay
+        if after is None:
+            return [Event("gnubg-unavailable", f"gnubg's move {play} is not legal here: play its move for it")]
+        self._gnubg_move = (state, play, after)
+        name = self._name(self.gnubg)
+        fields: dict[str, Any] = {"play": str(play), "player": number(self.gnubg)}
+        if not play:
+            text = f"{name} cannot move with {state.dice.spoken()}: pick up its dice"
+        else:
+            text = f"{name} plays {play}: move its checkers as the lights show"
+        return [Event("gnubg-move", text, fields)]
+
+    def on_gnubg_resigns(self, gnubgid: str, points: int, t: float) -> list[Event]:
+        """gnubg offers to resign ``points`` per cube (ignored if stale): recorded at once, and
+        the players accept or refuse it (``accept``/``reject``, or the take/drop buttons)."""
+        state = self.state
+        if state.phase not in (Phase.ROLL, Phase.MOVE) or not self._gnubg_now(gnubgid, state.phase):
+            return []
+        events = self._record(Resign(points), "gnubg")
+        other = self._name(1 - (self.gnubg or 0))
+        text = f"{self._name(self.gnubg)} offers to resign: {other} accepts or rejects"
+        return [*events, Event("gnubg-resigns", text, {"points": points, "player": number(self.gnubg)})]
+
+    def on_gnubg_double(self, gnubgid: str, doubles: bool, t: float) -> list[Event]:
+        """gnubg's decision before its roll (ignored if stale): a double is recorded at once."""
+        if not self._gnubg_now(gnubgid, Phase.ROLL):
+            return []
+        name, value = self._name(self.gnubg), self.state.cube.value * 2
+        if not doubles:
+            return [
+                Event("gnubg-roll", f"{name} does not double: roll the dice for it", {"player": number(self.gnubg)})
+            ]
+        events = self._record(Double(by=self.gnubg), "gnubg")
+        other = self._name(1 - (self.gnubg or 0))
+        text = f"{name} doubles: turn the cube to {value} and offer it to {other}, who takes or drops"
+        return [*events, Event("gnubg-cube", text, {"action": "double", "cube": value, "player": number(self.gnubg)})]
+
+    def on_gnubg_take(self, gnubgid: str, take: bool, t: float) -> list[Event]:
+        """gnubg's answer to a double (ignored if stale), recorded at once."""
+        if not self._gnubg_now(gnubgid, Phase.DOUBLED):
+            return []
+        name, value = self._name(self.gnubg), self.state.cube.value * 2
+        if take:
+            events = self._record(Take(by=self.gnubg), "gnubg")
+            text = f"{name} takes: put the cube at {value} on its side"
+        else:
+            events = self._record(Drop(by=self.gnubg), "gnubg")
+            text = f"{name} drops the cube at {value}"
+        fields = {"action": "take" if take else "drop", "cube": value, "player": number(self.gnubg)}
+        return [*events, Event("gnubg-cube", text, fields)]
+
+    def on_gnubg_resign(self, gnubgid: str, accept: bool, t: float) -> list[Event]:
+        """gnubg's answer to a resignation offered to it (ignored if stale), recorded at once."""
+        if not self._gnubg_now(gnubgid, Phase.RESIGNED):
+            return []
+        action: Action = AcceptResign(by=self.gnubg) if accept else RejectResign(by=self.gnubg)
+        return self._record(action, "gnubg")
+
+    def _fine_now(self, best: Candidate) -> bool:
+        """The board no longer needs the red lights: put back, or a move that may be recorded."""
+        if best.kind == "before":
+            return True
+        if best.kind != "legal":
+            return False
+        gnubgs = self._gnubg_known()
+        return gnubgs is None or best.position == gnubgs[1]
+
+    def _not_gnubgs_words(self, state: MatchState, action: Move) -> str | None:
+        """Why ``action`` cannot be recorded as gnubg's move (``None``: it can)."""
+        gnubgs = self._gnubg_known()
+        if gnubgs is None or state is not self.state or state.dice is None:
+            return None
+        play = action.play
+        after = play if isinstance(play, Position) else None
+        if after is None:
+            text = str(play)
+            try:
+                after = legal_plays(state.position, state.dice).parse(text)[0] if text else state.position
+            except BackgammonError:
+                return None  # the rules will say what is wrong with it
+        if after == gnubgs[1]:
+            return None
+        return f"{self._name(self.gnubg)} plays {gnubgs[0] or 'no move'}, not that: set its checkers as the lights show"
+
+    def _not_gnubgs(self, play: Play, board: Position) -> list[Event]:
+        """A legal board that is not gnubg's move: mark where it differs, and wait."""
+        gnubgs = self._gnubg_known()
+        assert gnubgs is not None
+        wanted = gnubgs[1]
+        marks = {i + 1 for i in range(25) if board.mover[i] != wanted.mover[i]}
+        # The opponent's point i + 1 is the mover's 24 - i; its bar is the mover's bar LED.
+        marks |= {24 - i if i < 24 else 25 for i in range(25) if board.opponent[i] != wanted.opponent[i]}
+        name = self._name(self.gnubg)
+        reason = f"{name} plays {gnubgs[0] or 'no move'}, not {play or 'no move'}"
+        self._judgement = Judgement("illegal", reasons=(reason,), marks=tuple(sorted(marks, reverse=True)))
+        text = f"that is not {name}'s move: it plays {gnubgs[0] or 'no move'}; set its checkers as the lights show"
+        fields: dict[str, Any] = {"play": str(play), "gnubg": str(gnubgs[0]), "marks": sorted(marks, reverse=True)}
+        return [Event("not-gnubgs-move", text, fields, verdict="illegal")]
 
     # -- hints ------------------------------------------------------------------------------------
 
@@ -728,7 +949,7 @@ class Controller:
         if not self.teach:
             # The hint shown goes with it: nothing is lit or said of it any more.
             self._hint = None
-        elif self.state.phase is Phase.MOVE:
+        elif self._teaching(self.state):
             events.append(self._hint_wanted(asked=False))
         return events
 

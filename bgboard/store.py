@@ -115,7 +115,7 @@ SCHEMA_VERSION: Final = 3
 APPLICATION_ID: Final = 0x62676264
 
 #: Where an action came from.
-SOURCES: Final = frozenset({"camera", "button", "keyboard", "web", "correction", "import"})
+SOURCES: Final = frozenset({"camera", "button", "keyboard", "web", "correction", "import", "gnubg"})
 
 #: The export formats :meth:`MatchStore.export` writes.
 FORMATS: Final = ("mat", "sgf")

@@ -39,6 +39,7 @@ from bgboard.events import Event, EventSink, Sinks, StoreSink
 from bgboard.store import MatchStore, StoreError
 from engine.hints import HintEngine, HintError, check_ply
 from engine.match import MatchState, Phase
+from engine.opponent import Opponent
 from hardware.panels import LedPanel
 from hardware.presenter import in_tournament
 from hardware.scene import Scene
@@ -142,6 +143,8 @@ class Table:
     :param hints: answers the controller's ``hint-wanted`` events (teach mode, the hint
         button); ``None``: a hint asked for is said to be unavailable.
     :param hint_ply: the hint engine's search depth.
+    :param opponent: plays the side the controller's ``gnubg`` names (:mod:`engine.opponent`),
+        answering its ``gnubg-wanted`` events; ``None``: people play both sides.
     :raises ValueError: ``agree`` below 1, or a bad ``hint_ply``.
     """
 
@@ -157,6 +160,7 @@ class Table:
         clock: Callable[[], float] = time.perf_counter,
         hints: HintEngine | None = None,
         hint_ply: int = 0,
+        opponent: Opponent | None = None,
     ) -> None:
         if agree < 1:
             raise ValueError(f"agree is at least 1, not {agree!r}")
@@ -167,6 +171,8 @@ class Table:
         self.sinks = Sinks(*sinks)
         self.hints = hints
         self.hint_ply = check_ply(hint_ply)
+        self.opponent = opponent
+        self._opponent_failed_said = False
         # After the engine failed once, teach mode's own requests are dropped (each could wait
         # out a time limit) until a hint the players ask for gets an answer again.
         self._hints_failed = False
@@ -206,6 +212,7 @@ class Table:
         panel: LedPanel | None = None,
         sinks: Iterable[EventSink] = (),
         hints: HintEngine | None = None,
+        opponent: Opponent | None = None,
         profile_name: str = "camera.profile",
     ) -> Table:
         """The whole pipeline as ``config`` sets it: board reader, motion gate, controller, table.
@@ -216,6 +223,7 @@ class Table:
           controller follows ``config.match`` (mode, the player at the bottom, hint depth).
         - Teach mode is on exactly when there is a hint engine to ask (``hints``): whoever
           runs the table starts one when ``config.match.teach`` asks for it.
+        - ``opponent`` (gnubg, :class:`~engine.opponent.GnubgOpponent`) plays its side.
         - The match is ``state``, else the store's match ``match_id`` as it stands; the players'
           names are ``names``, else the store's, else ``config.match.players``.
         - The events go to ``sinks`` in order, then, with a store, to a
@@ -242,6 +250,7 @@ class Table:
             bottom_player=match.bottom_player,
             names=names if names is not None else match.players,
             teach=hints is not None,
+            gnubg=None if opponent is None else opponent.player,
         )
         everywhere = list(sinks)
         if store is not None:
@@ -255,6 +264,7 @@ class Table:
             sinks=everywhere,
             hints=hints,
             hint_ply=match.hint_ply,
+            opponent=opponent,
         )
 
     def feed(self, image: np.ndarray, t: float) -> list[Event]:
@@ -357,14 +367,69 @@ class Table:
         points, bar, _ = state.position.to_absolute(self.controller.seat(state.on_roll))
         self.stats.learnt += self.reader.learn(image, points, bar, reading.dice)
 
+    def start(self, t: float) -> list[Event]:
+        """Ask gnubg for what it must do as the match stands (a resumed match where it is to
+        act), deliver the events and show the scene."""
+        return self._handle(self._answer_hints(self.controller.gnubg_wanted(), t), t)[0]
+
     def _answer_hints(self, events: list[Event], t: float) -> list[Event]:
-        """``events`` with each ``hint-wanted`` replaced by what answering it caused."""
-        if not any(event.kind == "hint-wanted" for event in events):
-            return events
-        out: list[Event] = []
-        for event in events:
-            out += self._answer_hint(event, t) if event.kind == "hint-wanted" else [event]
-        return out
+        """``events`` with each ``hint-wanted`` and ``gnubg-wanted`` replaced by what answering
+        it caused (which may ask again: gnubg's drop ends a game, its double waits for the
+        other side)."""
+        wanted = ("hint-wanted", "gnubg-wanted")
+        for _ in range(8):
+            if not any(event.kind in wanted for event in events):
+                return events
+            out: list[Event] = []
+            for event in events:
+                if event.kind == "hint-wanted":
+                    out += self._answer_hint(event, t)
+                elif event.kind == "gnubg-wanted":
+                    out += self._answer_gnubg(event, t)
+                else:
+                    out.append(event)
+            events = out
+        return [event for event in events if event.kind not in wanted]
+
+    def _answer_gnubg(self, wanted: Event, t: float) -> list[Event]:
+        """Ask the opponent what ``wanted`` asks and give the answer to the controller."""
+        gnubgid = str(wanted.fields.get("gnubgid"))
+        state = self.controller.state
+        if state.gnubg_id() != gnubgid:
+            return []
+        if self.opponent is None:
+            return self._gnubg_failed("no gnubg to play this side")
+        what = wanted.fields.get("wanted")
+        controller = self.controller
+        try:
+            may_resign = bool(wanted.fields.get("may_resign", True))
+            if what in ("move", "double"):
+                if what == "move":
+                    decision = self.opponent.move(state, may_resign=may_resign)
+                else:
+                    decision = self.opponent.before_roll(state, may_resign=may_resign)
+                if decision.resign:
+                    events = controller.on_gnubg_resigns(gnubgid, decision.resign, t)
+                elif decision.play is not None:
+                    events = controller.on_gnubg_move(gnubgid, decision.play, t)
+                else:
+                    events = controller.on_gnubg_double(gnubgid, decision.double, t)
+            elif what == "take":
+                events = controller.on_gnubg_take(gnubgid, self.opponent.takes(state), t)
+            else:
+                events = controller.on_gnubg_resign(gnubgid, self.opponent.accepts(state), t)
+        except HintError as exc:
+            return self._gnubg_failed(str(exc))
+        self._opponent_failed_said = False
+        return events
+
+    def _gnubg_failed(self, reason: str) -> list[Event]:
+        """gnubg gave no answer: the players act for it (said once until it answers again)."""
+        if self._opponent_failed_said:
+            return []
+        self._opponent_failed_said = True
+        text = f"gnubg gave no answer ({reason}): play its side for it, or restart"
+        return [Event("gnubg-unavailable", text, {"reason": reason})]
 
     def _answer_hint(self, wanted: Event, t: float) -> list[Event]:
         """Ask the hint engine what ``wanted`` asks and give the answer to the controller."""
