@@ -19,7 +19,7 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import bgboard
 from engine.dice import Dice
@@ -393,6 +393,35 @@ def cmd_hall(args: argparse.Namespace, out: TextIO) -> int:
 # -- demo ------------------------------------------------------------------------------------
 
 
+def _against_options(p: argparse.ArgumentParser, what: str, *, required: bool = False) -> None:
+    """``--against gnubg``, ``--level`` and ``--side``: gnubg playing one side."""
+    from engine.opponent import LEVELS
+
+    p.add_argument("--against", choices=("gnubg",), required=required, help=f"{what}GNU Backgammon plays one side")
+    p.add_argument(
+        "--level",
+        choices=tuple(LEVELS),
+        default="expert",
+        help="gnubg's level, its own plies and noise (default expert): "
+        + ", ".join(str(level) for level in LEVELS.values()),
+    )
+    p.add_argument(
+        "--side",
+        type=int,
+        choices=(1, 2),
+        default=1,
+        help="the side you play (default 1, the first player, at the bottom of the camera's view); "
+        "gnubg plays the other",
+    )
+
+
+def _against(args: argparse.Namespace) -> tuple[str, int] | None:
+    """gnubg's level and the side it plays (1 or 2), or None without ``--against``."""
+    if getattr(args, "against", None) is None:
+        return None
+    return args.level, 3 - args.side
+
+
 def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
     """Play a real game again on a rendered board: bgboard reads, judges and records it from
     the camera frames, lights the LEDs, and writes the match as a .mat file."""
@@ -427,6 +456,7 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
             teach=args.teach,
             publish=args.publish,
             table=_table_for(args),
+            against=_against(args),
         )
     except EmulatorError as exc:
         raise CliError(f"--leds sim: {exc}") from None
@@ -998,6 +1028,7 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
         "match_teach": ("--teach", True if args.teach else None),
     }
     given = {name.replace("_", ".", 1): flag for name, (flag, value) in flags.items() if value is not None}
+    against = _against(args)
     if stop.is_set():
         return 0  # stopped while starting: nothing was recorded
     try:
@@ -1017,6 +1048,7 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
             publish=args.publish,
             table_name=table,
             web=args.web,
+            against=against,
         )
     except StoppedError:
         status = 0
@@ -1032,6 +1064,15 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
         sys.stderr.flush()
         os._exit(status)
     return status
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO) -> int:
+    """Play a match against GNU Backgammon at the real board, refereed and recorded as by
+    bgboard referee: you roll real dice for both sides, gnubg's move lights up (from-points
+    blue, to-points green) and you move its checkers; the camera checks that the board shows
+    its move. gnubg doubles, takes, drops and resigns itself; its cube action shows on the cube
+    LEDs and is said. Until Ctrl-C (SIGINT/SIGTERM) or the end of the match."""
+    return cmd_referee(args, out)
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO) -> int:
@@ -1194,6 +1235,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="teach mode: gnubg's best play lit after each roll, its verdict on each move",
     )
+    _against_options(p, "a new game against gnubg instead of the recorded one: ")
     _publish_options(p)
     p.add_argument(
         "--web",
@@ -1284,7 +1326,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print one JSON object per file")
     p.set_defaults(func=cmd_check_match)
 
-    p = sub.add_parser("referee", help="referee and record a match at the table", description=cmd_referee.__doc__)
+    for name in ("referee", "play"):
+        if name == "referee":
+            p = sub.add_parser(
+                "referee", help="referee and record a match at the table", description=cmd_referee.__doc__
+            )
+        else:
+            p = sub.add_parser(
+                "play", help="play a match against GNU Backgammon at the real board", description=cmd_play.__doc__
+            )
+            _against_options(p, "", required=True)
+        _referee_options(p)
+    _more_commands(sub)
+    return parser
+
+
+def _referee_options(p: argparse.ArgumentParser) -> None:
+    """The options of ``referee`` and ``play``."""
     p.add_argument("--config", help="the config file (default: $BGBOARD_CONFIG, ~/.config/bgboard/config.toml)")
     p.add_argument("--camera", help="the frame source (camera.source): picamera2:, v4l2:///dev/video0, video:FILE")
     p.add_argument("--profile", help="the board's calibration profile (camera.profile)")
@@ -1307,7 +1365,10 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="HOST:PORT",
         help="serve the live page there (localhost unless HOST names another address)",
     )
-    p.set_defaults(func=cmd_referee)
+    p.set_defaults(func=cmd_referee if p.prog.endswith("referee") else cmd_play)
+
+
+def _more_commands(sub: Any) -> None:
 
     p = sub.add_parser("serve", help="the match browser over a match store", description=cmd_serve.__doc__)
     _store_option(p)
@@ -1332,7 +1393,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--store", help="record into this match store (default: nothing is stored)")
     p.add_argument("--json", action="store_true", help="print the events as JSON Lines")
     p.set_defaults(func=cmd_replay)
-    return parser
 
 
 #: An XGID's body: 26 point letters and the nine fields after them.

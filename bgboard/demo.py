@@ -41,9 +41,10 @@ import cv2
 from bgboard.config import gnubg_hints
 from bgboard.events import Event, EventSink, LedsLit, Notice, console_sink, frame_clock
 from bgboard.publish import BrokerUrl, Publisher
-from bgboard.simulation import DemoGame, DemoReport, demo_record
+from bgboard.simulation import DemoGame, DemoReport, GnubgDemoGame, demo_record
 from bgboard.store import MatchStore, default_file_name
 from bgboard.table import Table
+from engine.opponent import GnubgOpponent, level_named
 from hardware.layout import LedLayout
 from hardware.panels import FakeLedPanel, LedPanel
 from hardware.scene import Scene as LedScene
@@ -189,6 +190,7 @@ def run_demo(
     web: Bind | None = None,
     speed: float | None = None,
     linger: bool = False,
+    against: tuple[str, int] | None = None,
 ) -> int:
     """Play the demo game at a rendered table; print the events; export the match as ``.mat``.
 
@@ -205,6 +207,9 @@ def run_demo(
         the computer goes); default 1 with ``web`` (a game a person can watch), else 0.
     :param linger: with ``web``, keep the page up after the game (changes from it still run)
         until Ctrl-C.
+    :param against: ``(level, side)``: a new game of a 3-point match against gnubg at that
+        level (:data:`engine.opponent.LEVELS`), gnubg playing side 1 or 2, instead of the
+        recorded game; the other side plays gnubg's 0-ply choices.
     :raises BindError: ``web`` cannot be listened on.
     :returns: the exit status (0: the game was played to its end, or to ``moves``).
     """
@@ -215,6 +220,10 @@ def run_demo(
     cv2.setNumThreads(1)
     record = demo_record()
     names = (record.players[0], record.players[1])
+    if against is not None:
+        level = level_named(against[0])
+        gnubg_player = against[1] - 1
+        names = ("gnubg", "Alice") if gnubg_player == 0 else ("Alice", "gnubg")
     console = console_sink(stream, json_lines=json_lines, stamp=frame_clock(7, 1))
     folder = Path(out_dir) if out_dir is not None else Path(tempfile.mkdtemp(prefix="bgboard-demo-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -222,20 +231,33 @@ def run_demo(
     if store_file.exists():
         store_file.unlink()
     layout = LedLayout.standard()
-    console(
-        Notice(
-            "demo",
-            "a real game replayed at a rendered table",
-            {
-                "players": list(names),
-                "length": record.length,
-                "source": "bglab (MIT), Backgammon Galaxy match 969172, game 1",
-            },
-            console=f"bgboard demo: {names[0]} vs {names[1]}, game 1 of a real {record.length}-point match "
-            "(Backgammon Galaxy, from the bglab collection, MIT licence), played again on a rendered board.\n"
-            "Lines with * are what the players do; the others are what bgboard reads, judges and records.",
+    if against is not None:
+        console(
+            Notice(
+                "demo",
+                "a game against gnubg at a rendered table",
+                {"players": list(names), "length": 3, "level": level.name, "gnubg": gnubg_player + 1},
+                console=f"bgboard demo: {names[0]} vs {names[1]}, game 1 of a 3-point match against GNU "
+                f"Backgammon at level {level}, played on a rendered board.\n"
+                f"Lines with * are what the players do: they roll for both sides and move gnubg's checkers as "
+                f"the lights show; the others are what bgboard reads, judges and records.",
+            )
         )
-    )
+    else:
+        console(
+            Notice(
+                "demo",
+                "a real game replayed at a rendered table",
+                {
+                    "players": list(names),
+                    "length": record.length,
+                    "source": "bglab (MIT), Backgammon Galaxy match 969172, game 1",
+                },
+                console=f"bgboard demo: {names[0]} vs {names[1]}, game 1 of a real {record.length}-point match "
+                "(Backgammon Galaxy, from the bglab collection, MIT licence), played again on a rendered board.\n"
+                "Lines with * are what the players do; the others are what bgboard reads, judges and records.",
+            )
+        )
     pace = (1.0 if web is not None else 0.0) if speed is None else speed
     if pace < 0:
         raise ValueError(f"speed is 0 (as fast as possible) or more, not {speed!r}")
@@ -256,20 +278,25 @@ def run_demo(
             panel, draw = stack.enter_context(_sim_panel(layout, folder / "emulator", console))
         else:
             panel = FakeLedPanel(layout)
-        hints = stack.enter_context(gnubg_hints()) if teach else None
-        game = DemoGame(
-            record,
-            0,
-            store=store,
-            panel=panel,
-            sinks=[console],
-            draw=draw,
-            seed=seed,
-            fps=fps,
-            noise=noise,
-            hints=hints,
-            tick=_pacer(pace, live, lambda command, t: game.table.command(command, t)),
-        )
+        gnubg = stack.enter_context(gnubg_hints()) if teach or against is not None else None
+        common: dict[str, Any] = {
+            "store": store,
+            "panel": panel,
+            "sinks": [console],
+            "draw": draw,
+            "seed": seed,
+            "fps": fps,
+            "noise": noise,
+            "hints": gnubg if teach else None,
+            "tick": _pacer(pace, live, lambda command, t: game.table.command(command, t)),
+        }
+        game: DemoGame
+        if against is not None:
+            assert gnubg is not None
+            opponent = GnubgOpponent(gnubg, gnubg_player, level)
+            game = GnubgDemoGame(opponent=opponent, brain=gnubg, names=names, **common)
+        else:
+            game = DemoGame(record, 0, **common)
         publisher: Publisher | None = None
         if publish is not None:
             publisher = Publisher(

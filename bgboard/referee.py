@@ -39,7 +39,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import numpy as np
@@ -59,6 +59,7 @@ from bgboard.table import (
 )
 from engine.hints import GnubgHints
 from engine.match import Phase
+from engine.opponent import GnubgOpponent
 from hardware.layout import LedLayout
 from hardware.panels import DimmedPanel, ManagedPanel
 from vision.frames import CameraError, Frame, FrameSource, is_live, open_source, opencv_errors_only, source_kind
@@ -539,6 +540,9 @@ class Referee:
         hall's tournament mode turns hints off.
     :param web: serve the live page there (:mod:`bgboard.webserver`); the changes it asks for
         are run by the referee's loop like lines typed at the keyboard.
+    :param against: ``(level, side)``: GNU Backgammon plays side 1 or 2 at that level
+        (:mod:`engine.opponent`), named ``gnubg`` in a new match; a resumed match keeps the
+        side of its player named ``gnubg``.
     :raises SetupError: a missing or unusable setting, naming the config key (or the flag).
     """
 
@@ -566,6 +570,7 @@ class Referee:
         publish: BrokerUrl | None = None,
         table_name: str = "",
         web: Bind | None = None,
+        against: tuple[str, int] | None = None,
     ) -> None:
         source = config.camera.source
         if not source:
@@ -607,6 +612,8 @@ class Referee:
         self._buttons: Any = None
         self.panel: DimmedPanel | None = None
         self.hints: GnubgHints | None = None
+        #: The gnubg process: hints in teach mode, the opponent with ``against``, the analysis.
+        self.gnubg: GnubgHints | None = None
         self.publisher: Publisher | None = None
         self.tournament = False
         self.live: LiveWeb | None = None
@@ -636,9 +643,19 @@ class Referee:
             else:
                 self.store = store
             # Nothing starts until the first hint, so a missing gnubg is said at the first roll.
+            if config.match.teach or against is not None:
+                self.gnubg = gnubg_hints(timeout=HINT_TIMEOUT)
             if config.match.teach:
-                self.hints = gnubg_hints(timeout=HINT_TIMEOUT)
+                self.hints = self.gnubg
+            if against is not None:
+                self.config = config = self._with_gnubg_named(config, against[1])
             self.match_id, state_words = self._match()
+            opponent = None
+            if against is not None:
+                assert self.gnubg is not None
+                players = self.store.summary(self.match_id).players
+                side = players.index("gnubg") if "gnubg" in players else against[1] - 1
+                opponent = GnubgOpponent(self.gnubg, side, against[0])
             self.table = Table.from_config(
                 config,
                 reader,
@@ -647,7 +664,12 @@ class Referee:
                 panel=self.panel,
                 sinks=[self.console],
                 hints=self.hints,
+                opponent=opponent,
             )
+            if opponent is not None:
+                level = opponent.level
+                text = f"{players[opponent.player]} plays side {opponent.player + 1} at level {level}"
+                self.table.say(Event("gnubg", text, {"level": level.name, "side": opponent.player + 1}))
             if publish is not None:
                 self.publisher = Publisher(
                     publish,
@@ -683,6 +705,15 @@ class Referee:
     def _name(self, key: str) -> str:
         """How to name the setting ``key`` in an error: the flag that gave it, else the key."""
         return self._given.get(key, key)
+
+    @staticmethod
+    def _with_gnubg_named(config: Config, side: int) -> Config:
+        """``config`` with gnubg's side's player named ``gnubg`` (for a new match)."""
+        players = list(config.match.players)
+        players[side - 1] = "gnubg"
+        if players[2 - side] == "gnubg":
+            players[2 - side] = "player"
+        return replace(config, match=replace(config.match, players=(players[0], players[1])))
 
     def _match(self) -> tuple[int, str]:
         if not self.resume:
@@ -1028,6 +1059,9 @@ class Referee:
         if self.live is not None:
             self.live.close()
             self.live = None
+        if self.gnubg is not None:
+            self.gnubg.close()
+            self.gnubg = None
         if self.hints is not None:
             self.hints.close()
             self.hints = None

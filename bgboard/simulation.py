@@ -41,12 +41,13 @@ from bgboard.table import Latency, Table
 from engine.dice import Dice
 from engine.hints import HintEngine
 from engine.judge import judge
-from engine.match import Double, MatchState, Move, OpeningRoll, Roll, Take
+from engine.match import AcceptResign, Action, Double, Drop, MatchState, Move, OpeningRoll, Phase, Roll, Take
 from engine.matfile import read_mat
 from engine.movegen import legal_plays
+from engine.opponent import Opponent
 from engine.play import Play
 from engine.position import Position
-from engine.record import MatchRecord
+from engine.record import GameRecord, MatchRecord
 from hardware.panels import LedPanel
 from vision.calibration import calibrate
 from vision.reader import BoardReader
@@ -56,7 +57,11 @@ from vision.render import Scene as BoardScene
 #: The shipped game, inside the package.
 DEMO_MATCH: Final = "demo-match.mat"
 #: Events that ask the players to look again: a turn that met one of them was flagged.
-FLAGS: Final = frozenset({"please-check", "illegal", "re-roll", "not-moved", "in-progress", "refused"})
+FLAGS: Final = frozenset(
+    {"please-check", "illegal", "not-gnubgs-move", "re-roll", "not-moved", "in-progress", "refused"}
+)
+#: What the referee says of a board that is not the move to record: red lights.
+WRONG_MOVE: Final = frozenset({"illegal", "not-gnubgs-move"})
 #: Frames with a hand over the board while the dice are rolled, and while the checkers move.
 HAND_FRAMES: Final = 3
 #: Still frames of each settled scene: enough for the gate's and the controller's settle times.
@@ -228,6 +233,8 @@ def _after(state: MatchState, play: Play | Position | str) -> Position:
         return play
     assert state.dice is not None
     legal = legal_plays(state.position, state.dice)
+    if not legal.results and not str(play):
+        return state.position  # no legal move: the checkers stay
     if isinstance(play, str):
         return legal.parse(play)[0]
     wanted = str(play)
@@ -349,6 +356,7 @@ class DemoGame:
         each move (``None``: no teach mode).
     :param tick: called with the frame time after each frame and each answer (the demo's
         pacing, and the changes a live page asks for, run in the table's thread).
+    :param opponent: gnubg playing one side (:class:`GnubgDemoGame` plays such games).
     """
 
     def __init__(
@@ -367,6 +375,7 @@ class DemoGame:
         illegal: bool = True,
         hints: HintEngine | None = None,
         tick: Callable[[float], None] | None = None,
+        opponent: Opponent | None = None,
     ) -> None:
         self.record = record
         self.tick = tick
@@ -394,8 +403,11 @@ class DemoGame:
             panel=panel,
             sinks=[*sinks, self._said],
             hints=hints,
+            opponent=opponent,
         )
         self.controller = self.table.controller
+        # gnubg's own actions (its doubles, takes, drops), recorded by the table as they come.
+        self._gnubg_actions: list[Action] = []
         self._draw_pending = False
         self.film = Film(style, camera, lighting, self.table, step=1.0 / fps, noise=noise, seed=seed, after=self._drawn)
         self.truth = initial
@@ -406,6 +418,8 @@ class DemoGame:
     # -- talking ---------------------------------------------------------------------------
 
     def _said(self, event: Event) -> None:
+        if event.source == "gnubg" and event.action is not None and not event.undo:
+            self._gnubg_actions.append(event.action)
         if event.verdict in ("illegal", "check") or event.kind in ("take", "drop", "hint"):
             # Drawn once the table has shown the scene this event leads to.
             self._draw_pending = True
@@ -525,7 +539,16 @@ class DemoGame:
         if self.controller.state != self.truth:
             raise SimulationError("the referee did not take the double: the demo cannot go on")
 
-    def _move(self, action: Move, *, wrong_first: bool) -> None:
+    def _with_gnubgs(self, truth: MatchState) -> MatchState:
+        """``truth`` after the actions gnubg took meanwhile (its double after this move, say)."""
+        for action in self._gnubg_actions:
+            truth = truth.apply(action)
+        self._gnubg_actions.clear()
+        return truth
+
+    def _move(self, action: Move, *, wrong_first: bool, wrong: Position | None = None) -> None:
+        """One move; ``wrong_first``: the checkers are first moved to ``wrong`` (default: a
+        board legal for another roll), then set right when the lights say so."""
         state = self.truth
         mover = state.on_roll
         assert mover is not None and state.dice is not None
@@ -535,25 +558,34 @@ class DemoGame:
         text = (str(play) or "no move") if play is not None else after.position_id()
         events: list[Event] = []
         if wrong_first:
-            wrong = wrong_board(state, self.rng)
+            told = wrong is not None
+            wrong = wrong if wrong is not None else wrong_board(state, self.rng)
             if wrong is not None:
-                self._do(
-                    f"{self.names[mover]} plays it wrong: {played_as(state, wrong)}"
-                    f" that the {state.dice.first}-{state.dice.second} does not allow",
-                    before=state.position.position_id(),
-                    board=wrong.position_id(),
-                )
+                if told:
+                    other = legal_plays(state.position, state.dice).play_for(wrong)
+                    words = f"{self.names[mover]}'s checkers are moved wrong: {other} instead of {text}"
+                else:
+                    words = (
+                        f"{self.names[mover]} plays it wrong: {played_as(state, wrong)}"
+                        f" that the {state.dice.first}-{state.dice.second} does not allow"
+                    )
+                self._do(words, before=state.position.position_id(), board=wrong.position_id())
                 wrong_events = self.film.hands(board_scene(state.position, seat, cube=self.cube), 1)
                 wrong_events += self.film.hands(board_scene(wrong, seat, cube=self.cube), HAND_FRAMES - 1)
                 wrong_events += self.film.still(board_scene(wrong, seat, cube=self.cube))
                 self.report.illegal_shown += 1
-                if any(e.kind == "illegal" for e in wrong_events):
+                if any(e.kind in WRONG_MOVE for e in wrong_events):
                     self.report.illegal_flagged += 1
                 if self.controller.state != state:
                     # Accepted as a move: the worst outcome, counted and taken back.
                     self.report.moves.wrong += 1
                     self._answer("undo")
-                self._do(f"{self.names[mover]} sees the red lights and plays {text} instead", play=text)
+                if told:
+                    self._do(
+                        f"the red lights show where: {self.names[mover]}'s checkers are set as lit, {text}", play=text
+                    )
+                else:
+                    self._do(f"{self.names[mover]} sees the red lights and plays {text} instead", play=text)
                 events += wrong_events
         if events:
             # From the wrong board to the right one.
@@ -566,7 +598,7 @@ class DemoGame:
         before = len(self.table.stats.latencies)
         events += self.film.still(self.board)
         latencies = self.table.stats.latencies[before:]
-        self.truth = state.apply(Move(after))
+        self.truth = self._with_gnubgs(state.apply(Move(after)))
         recorded = [e for e in events if isinstance(e.action, Move)]
         if not recorded and after == state.position:
             # No legal move: nothing moves on the board, so the player says so with the button.
@@ -574,7 +606,7 @@ class DemoGame:
             more = self._answer("done", button=True)
             events += more
             recorded += [e for e in more if isinstance(e.action, Move)]
-        kinds = [e.kind for e in events if e.kind != "illegal" or not wrong_first]
+        kinds = [e.kind for e in events if e.kind not in WRONG_MOVE or not wrong_first]
         self.report.moves.kinds.update(kinds)
         if recorded:
             self.report.move_latencies += latencies
@@ -593,3 +625,145 @@ class DemoGame:
                 self.table.show()
         if self.controller.state != self.truth:
             raise SimulationError(f"the referee did not take the move {text}: the demo cannot go on")
+
+
+def gnubg_record(names: tuple[str, str], length: int) -> MatchRecord:
+    """A match not played yet, between ``names``: what a game against gnubg starts from."""
+    return MatchRecord(names, length, games=(GameRecord((0, 0), ()),))
+
+
+class GnubgDemoGame(DemoGame):
+    """One game against gnubg at a rendered table (``bgboard demo --against gnubg``).
+
+    gnubg (``opponent``) plays its side through the table, as at a real board: the players roll
+    real dice for it, its move is lit and a person moves its checkers, its cube actions are
+    recorded and said. The person on the other side plays what ``brain`` (gnubg's 0-ply
+    hints) thinks best, doubles and takes on its advice. The first time gnubg's checkers are
+    moved, they are moved wrong (another legal play), so that the referee's red lights show;
+    the person then sets them as lit.
+
+    :param opponent: gnubg, playing engine player ``opponent.player``.
+    :param brain: the person's judgement.
+    :param names: the players' names (engine players 0 and 1).
+    :param length: the match length (one game of it is played).
+    :param kwargs: as :class:`DemoGame` (store, panel, sinks, draw, seed...).
+    """
+
+    def __init__(
+        self,
+        *,
+        opponent: Opponent,
+        brain: HintEngine,
+        names: tuple[str, str],
+        length: int = 3,
+        wrong_gnubg: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(gnubg_record(names, length), 0, opponent=opponent, illegal=False, **kwargs)
+        self.gnubg = opponent.player
+        self.person = 1 - opponent.player
+        self.brain = brain
+        self.wrong_gnubg = wrong_gnubg
+
+    def _dice(self) -> Dice:
+        return Dice(self.rng.randint(1, 6), self.rng.randint(1, 6))
+
+    def play(self, moves: int | None = None) -> DemoReport:
+        """Play one game (or its first ``moves`` moves) against gnubg; returns the figures."""
+        started = time.perf_counter()
+        self.table.start(self.film.t)
+        self.truth = self._with_gnubgs(self.truth)
+        for _ in range(2000):
+            state = self.controller.state
+            if state.is_over() or (moves is not None and self.report.moves.total >= moves):
+                break
+            if state.phase is Phase.OPENING:
+                die0, die1 = self.rng.sample(range(1, 7), 2)
+                self._opening(OpeningRoll(die0, die1))
+            elif state.phase is Phase.ROLL:
+                if state.on_roll == self.person and state.can_double() and self._doubles(state):
+                    self._person_doubles()
+                else:
+                    self._roll(self._dice())
+            elif state.phase is Phase.DOUBLED:
+                self._person_answers(self.brain.cube(state).take)
+            elif state.phase is Phase.RESIGNED:
+                # gnubg gives up a lost game: the person takes the points.
+                self._answer("accept")
+                self.truth = self.truth.apply(AcceptResign())
+            elif state.phase is Phase.MOVE:
+                if state.on_roll == self.gnubg:
+                    self._gnubg_moves()
+                else:
+                    ranked = self.brain.plays(state, n=1)
+                    self._move(Move(ranked[0].play if ranked else Play()), wrong_first=False)
+            else:
+                raise SimulationError(f"the game against gnubg stopped at the {state.phase.value}")
+            self.truth = self._with_gnubgs(self.truth)
+        self.report.finished = self.controller.state.is_over()
+        self.report.seconds = time.perf_counter() - started
+        self.report.table = self.table.stats.summary()
+        return self.report
+
+    def _doubles(self, state: MatchState) -> bool:
+        advice = self.brain.cube(state)
+        return advice.double and not advice.too_good
+
+    def _gnubg_moves(self) -> None:
+        """A person moves gnubg's checkers as lit: wrong the first time, then right."""
+        state = self.truth
+        assert state.dice is not None
+        play = self.controller.gnubg_move
+        if play is None:
+            raise SimulationError("gnubg did not say its move: the demo cannot go on")
+        wrong = None
+        if self.wrong_gnubg and self.report.illegal_shown == 0 and play:
+            target = _after(state, play)
+            others = sorted(legal_plays(state.position, state.dice).positions() - {target})
+            wrong = self.rng.choice(others) if others else None
+        self._move(Move(play), wrong_first=wrong is not None, wrong=wrong)
+
+    def _person_doubles(self) -> None:
+        """The person turns the cube and offers it; gnubg answers; a taken cube goes to its side."""
+        state = self.truth
+        value = state.cube.value * 2
+        self._do(f"{self.names[self.person]} doubles: the cube turned to {value} and offered", cube=value)
+        self.cube = CubeSpec(value, None)
+        self.board = replace(self.board, cube=self.cube)
+        events = self.film.hands(self.board, 2)
+        events += self.film.still(self.board)
+        doubled = any(isinstance(e.action, Double) for e in events)
+        if not doubled and self.controller.state == state:
+            self._answer("double", button=True)
+        self.report.cube.count(doubled, self.controller.state != state, any(e.kind in FLAGS for e in events))
+        self.truth = self._with_gnubgs(state.apply(Double()))
+        if self.truth.cube.value == value and self.truth.cube.owner == self.gnubg:
+            self._do(f"{self.names[self.gnubg]}'s cube goes to its side", cube=value)
+            self.cube = CubeSpec(value, self._seat(self.gnubg))
+            self.board = replace(self.board, cube=self.cube)
+            self.film.hands(self.board, 2)
+            self.film.still(self.board)
+        if self.controller.state != self.truth:
+            raise SimulationError("the referee did not follow the double: the demo cannot go on")
+
+    def _person_answers(self, take: bool) -> None:
+        """gnubg doubled: the person takes (the cube to his side) or drops (the button)."""
+        state = self.truth
+        value = state.cube.value * 2
+        if take:
+            self._do(f"{self.names[self.person]} takes and puts the cube at {value} on his side", cube=value)
+            self.cube = CubeSpec(value, self._seat(self.person))
+            self.board = replace(self.board, cube=self.cube)
+            events = self.film.hands(self.board, 2)
+            events += self.film.still(self.board)
+            taken = any(isinstance(e.action, Take) for e in events)
+            self.report.cube.count(taken, self.controller.state != state, any(e.kind in FLAGS for e in events))
+            if self.controller.state == state:
+                self._answer("take", button=True)
+            self.truth = self._with_gnubgs(state.apply(Take()))
+        else:
+            self._do(f"{self.names[self.person]} drops", cube=value)
+            self._answer("drop", button=True)
+            self.truth = self._with_gnubgs(state.apply(Drop()))
+        if self.controller.state != self.truth:
+            raise SimulationError("the referee did not follow the answer to gnubg's double: the demo cannot go on")

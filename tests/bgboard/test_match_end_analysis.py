@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-import test_referee
 from test_referee import idle, start
 
 from bgboard.config import Config
@@ -15,10 +14,6 @@ from bgboard.store import MatchStore
 from engine.hints import INSTALL_HINT, find_gnubg
 
 pytestmark = pytest.mark.usefixtures("referee_threads_end")
-
-# The referee tests' fixtures: a rendered board's profile and a config using it.
-profile = test_referee.profile
-config = test_referee.config
 
 
 def play_a_one_point_match(config: Config) -> list[dict[str, object]]:

@@ -21,7 +21,6 @@ from rendered_table import (
     move_frames,
     moved,
     opening_frames,
-    referee_config,
     save_profile,
 )
 
@@ -41,16 +40,6 @@ pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
 #: Seconds a referee thread may take to play what it is given.
 TIMEOUT = 60.0
-
-
-@pytest.fixture(scope="module")
-def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return save_profile(tmp_path_factory.mktemp("profile") / "board.toml")
-
-
-@pytest.fixture
-def config(profile: Path, tmp_path: Path) -> Config:
-    return referee_config(profile, tmp_path / "matches.sqlite3")
 
 
 class Running:
@@ -403,22 +392,6 @@ def test_teach_with_gnubg_hints_after_the_roll_and_judges_the_move(
         summary = store.last_match()
         assert summary is not None
         assert store.actions(summary.id)[-1].note == move["note"]
-
-
-@pytest.fixture
-def referee_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Config, dict[str, object]]]:
-    """What ``bgboard referee`` builds its Referee with: the config and the other arguments."""
-    calls: list[tuple[Config, dict[str, object]]] = []
-
-    class Recorder:
-        def __init__(self, config: Config, **options: object) -> None:
-            calls.append((config, options))
-
-        def run(self, stop: threading.Event) -> int:
-            return 0
-
-    monkeypatch.setattr("bgboard.referee.Referee", Recorder)
-    return calls
 
 
 def test_cli_teach_flag_sets_match_teach(
