@@ -12,14 +12,18 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, Final, TextIO
 
-from bgboard.store import MatchStore, StoreError
+from bgboard.store import MatchStore, StoredAction, StoreError
 from engine.analysis import AnalysisError, MatchAnalysis, analyse_record
+from engine.errors import BackgammonError
 from engine.hints import GnubgHints, HintError, find_gnubg
+from engine.match import MatchState, Move
 from engine.matfile import read_mat_file
+from engine.movegen import legal_plays
 from engine.record import MatchRecord
 
 log = logging.getLogger(__name__)
@@ -121,3 +125,46 @@ class MatchEndAnalysis:
     def fields(self) -> dict[str, object]:
         """The event's fields: ``analysis`` (the ``bgboard analyse --json`` object) when there is one."""
         return {} if self.analysis is None else {"analysis": self.analysis.to_json()}
+
+
+#: The stored kind of the action a cube error was made with (a missed double has none).
+_CUBE_KINDS: Final = {"double": "double", "take": "take", "pass": "drop"}
+
+
+def errors_by_action(actions: Sequence[StoredAction], analysis: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
+    """Each error of a kept analysis (``bgboard analyse --json``) with the stored action it was
+    made with: ``{action id: error}``, the error given a ``ref`` (``"P-N"``: player P's Nth).
+
+    A checker error is the player's move in that game with those dice that leads where the
+    error's play does; a cube error is his double, take or drop in that game. A missed double
+    ("no double") was made with no action and is left out, as is an error nothing matches.
+    """
+    out: dict[int, dict[str, Any]] = {}
+    for player, figures in enumerate(analysis.get("players", [])):
+        for number, error in enumerate(figures.get("errors", [])):
+            found = _made_with(actions, player, error, set(out))
+            if found is not None:
+                out[found] = {**error, "ref": f"{player}-{number}"}
+    return out
+
+
+def _made_with(actions: Sequence[StoredAction], player: int, error: Mapping[str, Any], used: set[int]) -> int | None:
+    dice = sorted(error.get("dice") or [])
+    kind = "move" if dice else _CUBE_KINDS.get(str(error.get("play")))
+    for row in actions:
+        if row.id in used or row.player != player or row.game != error.get("game") or row.kind != kind:
+            continue
+        if not dice:
+            return row.id
+        if not isinstance(row.action, Move):
+            continue
+        try:
+            before = MatchState.from_gnubg_id(row.gnubgid_before, game_number=row.game)
+            if before.dice is None or sorted((before.dice.first, before.dice.second)) != dice:
+                continue
+            legal = legal_plays(before.position, before.dice)
+            if legal.parse(str(error.get("play") or ""))[0] == legal.parse(str(row.action.play))[0]:
+                return row.id
+        except BackgammonError:
+            continue
+    return None

@@ -10,7 +10,8 @@ Two Starlette applications, served by uvicorn in a thread of their own (:class:`
   :class:`~bgboard.web.Inbox` to the table's own thread. With a store, the match browser's
   routes too.
 - :func:`history_app` (``bgboard serve``): the stored matches, ``GET /api/matches``, one
-  match's moves with the board after each (``GET /api/matches/ID``), its ``.mat`` or ``.sgf``
+  match's moves with the board after each and gnubg's analysis when one is kept, each error
+  on its move (``GET /api/matches/ID``), its ``.mat`` or ``.sgf``
   (``GET /api/matches/ID/export?format=mat|sgf``), and the browser page.
 
 Reading is open to whoever reaches the address (by default only this computer: the server is
@@ -42,6 +43,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from bgboard.analyse import errors_by_action
 from bgboard.events import Event, StoreSink
 from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
 from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
@@ -197,11 +199,14 @@ def _match_routes(store_path: Path) -> list[Route]:
                 summary = store.summary(number)
                 actions = store.actions(number)
                 framed = store.framed_actions(number)
+                analysis = store.analysis(number)
         except UnknownMatchError as exc:
             return _error(404, str(exc))
         except StoreError as exc:
             return _error(503, str(exc))
         names = summary.players
+        # gnubg's analysis, when one is kept and up to date, with each error on its move.
+        errors = errors_by_action(actions, analysis) if analysis is not None else {}
         steps = []
         for row in actions:
             if row.action is None:
@@ -222,9 +227,11 @@ def _match_routes(store_path: Path) -> list[Route]:
                     "note": row.note,
                     "frame": f"/api/matches/{number}/frames/{row.id}" if row.id in framed else None,
                     "state": state_json(after, names),
+                    "error": errors.get(row.id),
                 }
             )
-        return _no_store(JSONResponse({"match": summary.to_json(), "steps": steps}))
+        body = {"match": summary.to_json(), "steps": steps, "analysis": analysis}
+        return _no_store(JSONResponse(body))
 
     def export(request: Request) -> Response:
         fmt = request.query_params.get("format", "mat")

@@ -30,12 +30,48 @@
     $("steps").replaceChildren(...steps.map((s, i) => {
       const li = document.createElement("li");
       li.textContent = `G${s.game} ${s.text}` + (s.source === "correction" ? " (corrected)" : "");
+      if (s.error) {
+        li.classList.add("error");
+        li.dataset.error = s.error.ref;
+        li.append(` · ${s.error.label}, -${s.error.equity_lost.toFixed(3)} (best ${s.error.best})`);
+      }
       li.addEventListener("click", () => show(i));
       return li;
     }));
+    analysis(data.analysis);
     const games = [...new Set(steps.map((s) => s.game))];
     $("game").replaceChildren(...games.map((g) => new Option(`${g}`, `${g}`)));
     show(0);
+  }
+
+  // gnubg's figures per player, and every error it marked; an error made with a stored move
+  // opens that move.
+  function analysis(kept) {
+    $("analysis").hidden = !kept;
+    $("no-analysis").hidden = !!kept;
+    if (!kept) return;
+    $("analysis-ply").textContent = `(${kept.ply}-ply)`;
+    $("figures").querySelector("tbody").replaceChildren(...kept.players.map((p) => {
+      const tr = document.createElement("tr");
+      for (const c of [p.name, p.error_rate.toFixed(1), p.rating, p.luck.toFixed(3)]) {
+        const td = document.createElement("td");
+        td.textContent = c;
+        tr.append(td);
+      }
+      return tr;
+    }));
+    const items = [];
+    kept.players.forEach((p, player) => p.errors.forEach((e, n) => {
+      const li = document.createElement("li");
+      const ref = `${player}-${n}`;
+      const roll = e.dice.length ? `${e.dice.join("")} played ${e.play || "nothing"}, best ${e.best}` : `${e.play}, right was ${e.best}`;
+      li.textContent = `${p.name}, game ${e.game} move ${e.move}: ${roll} (-${e.equity_lost.toFixed(3)}, ${e.label})`;
+      li.dataset.ref = ref;
+      const at = steps.findIndex((s) => s.error && s.error.ref === ref);
+      if (at >= 0) li.addEventListener("click", () => show(at));
+      items.push(li);
+    }));
+    $("errors").replaceChildren(...items);
   }
 
   $("first").addEventListener("click", () => show(0));

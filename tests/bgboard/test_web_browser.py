@@ -28,7 +28,7 @@ from bgboard.controller import Controller
 from bgboard.events import Event
 from bgboard.simulation import DemoGame, demo_record
 from bgboard.store import MatchStore
-from bgboard.webserver import Bind, LiveWeb
+from bgboard.webserver import Bind, LiveWeb, WebServer, history_app
 from engine.dice import Dice
 from engine.hints import RankedPlay
 from engine.match import MatchState, Move, OpeningRoll, Phase
@@ -454,3 +454,50 @@ def test_dice_are_entered_by_tapping_two_faces_and_undo_takes_a_move_back(browse
         page.close()
     finally:
         table.close()
+
+
+def test_the_match_browser_shows_gnubgs_analysis(tmp_path: Path, browser: Any) -> None:
+    """A stored match with an analysis kept: the figures per player, and a click on an error
+    opens the move it was made with."""
+    store_path = tmp_path / "analysed.sqlite3"
+    with MatchStore(store_path) as store:
+        match = store.start_match(("Ann", "Bob"), 3)
+        store.record(match, OpeningRoll(3, 1), source="camera")
+        store.record(match, Move("24/21 24/23", by=0), source="camera")
+        analysis = {
+            "ply": 0,
+            "players": [
+                {
+                    "name": "Ann",
+                    "error_rate": 123.4,
+                    "rating": "Awful!",
+                    "luck": 0.05,
+                    "errors": [
+                        {
+                            "game": 1,
+                            "move": 1,
+                            "dice": [3, 1],
+                            "play": "24/23 24/21",
+                            "best": "8/5 6/5",
+                            "equity_lost": 0.123,
+                            "label": "bad",
+                        }
+                    ],
+                },
+                {"name": "Bob", "error_rate": 0.0, "rating": "Supernatural", "luck": -0.05, "errors": []},
+            ],
+        }
+        store.save_analysis(match, analysis, ply=0)
+    with WebServer(history_app(store_path), Bind("127.0.0.1", 0)) as server:
+        page = browser.new_page()
+        page.goto(f"{server.url}matches?match={match}")
+        page.wait_for_selector("#analysis:not([hidden]) #errors li")
+        rows = page.locator("#figures tbody tr").all_inner_texts()
+        assert rows[0].split("\t") == ["Ann", "123.4", "Awful!", "0.050"]
+        error = page.locator("#errors li").first
+        assert "31 played 24/23 24/21, best 8/5 6/5 (-0.123, bad)" in error.inner_text()
+        marked = page.locator("#steps li.error")
+        assert marked.count() == 1 and "bad, -0.123" in marked.inner_text()
+        error.click()
+        page.wait_for_function("() => document.querySelector('#board svg').dataset.step === '1'")
+        page.close()

@@ -324,3 +324,38 @@ def test_a_match_gnubg_reads_only_in_part_is_not_analysed() -> None:
         analyse_record(record, SaysOnly(STATISTICS))
     with pytest.raises(ValueError, match="0 to 4 plies"):
         analyse_record(record, SaysOnly(STATISTICS), ply=7)
+
+
+@needs_gnubg
+def test_the_match_browser_shows_the_analysis_each_error_on_its_move(tmp_path: Path, analysed: dict[str, Any]) -> None:
+    import httpx
+
+    from bgboard.webserver import Bind, WebServer, history_app
+
+    db = tmp_path / "matches.sqlite3"
+    record = read_mat_file(MATCH).record
+    with MatchStore(db) as store:
+        match = store.start_match(record.players, record.length, record.options)
+        for game in record.games:
+            for action in game.actions:
+                store.record(match, action, source="import")
+    with (
+        WebServer(history_app(db), Bind("127.0.0.1", 0)) as server,
+        httpx.Client(base_url=f"http://127.0.0.1:{server.port}") as client,
+    ):
+        assert client.get(f"/api/matches/{match}").json()["analysis"] is None
+        with MatchStore(db) as store:
+            store.save_analysis(match, analysed, ply=0)
+        body = client.get(f"/api/matches/{match}").json()
+    assert body["analysis"] == analysed
+    marked = [s for s in body["steps"] if s["error"] is not None]
+    errors = [(p, e) for p in range(2) for e in analysed["players"][p]["errors"]]
+    # Every error but the missed doubles was made with a stored action, and is shown on it.
+    assert len(marked) == len([e for _, e in errors if e["play"] != "no double"])
+    kinds = {"double": "double", "take": "take", "pass": "drop"}
+    for step in marked:
+        error = step["error"]
+        player, number = map(int, error["ref"].split("-"))
+        assert analysed["players"][player]["errors"][number] == {k: v for k, v in error.items() if k != "ref"}
+        assert step["player"] == player + 1 and step["game"] == error["game"]
+        assert step["kind"] == ("move" if error["dice"] else kinds[error["play"]])
