@@ -381,8 +381,12 @@ def _batches(n: int, size: int, rng: np.random.Generator) -> Iterator[np.ndarray
         yield order[start : start + size]
 
 
-def train(net: Any, sampler: Sampler, epochs: int, seed: int, log: Any) -> None:
-    """Train ``net`` with augmentation; weights classes by their rarity a little."""
+def train(net: Any, sampler: Sampler, epochs: int, seed: int, log: Any, repeat: np.ndarray | None = None) -> None:
+    """Train ``net`` with augmentation; weights classes by their rarity a little.
+
+    :param repeat: how many times each frame of ``sampler`` is seen per epoch (default once):
+        the few 3D frames look more like a real table than the many 2D ones.
+    """
     import torch
     from torch import nn
 
@@ -394,10 +398,13 @@ def train(net: Any, sampler: Sampler, epochs: int, seed: int, log: Any) -> None:
     loss_fn = nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32), label_smoothing=0.02)
     opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
     size = 256
-    steps = epochs * math.ceil((int((labels != 0).sum()) + int(BARE_SHARE * (labels == 0).sum())) / size)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
+    times = np.ones(len(labels), np.int64) if repeat is None else np.repeat(repeat, STRIPS)
     bare = np.flatnonzero(labels == 0)
+    bare = np.repeat(bare, times[bare])
     stacked = np.flatnonzero(labels != 0)
+    stacked = np.repeat(stacked, times[stacked])
+    steps = epochs * math.ceil((len(stacked) + int(BARE_SHARE * len(bare))) / size)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
     for epoch in range(epochs):
         net.train()
         running, seen, started = 0.0, 0, time.monotonic()
@@ -490,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=2026, help="the first 2D setup's seed, and training's")
     parser.add_argument("--frames3d", type=Path, action="append", default=[], help="a folder of 3D setups")
     parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--repeat3d", type=int, default=1, help="times a 3D training frame is seen per epoch")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bgboard-points-train"), help="collected examples")
     parser.add_argument("--out", type=Path, default=points_net.MODEL_FILE)
@@ -529,7 +537,9 @@ def main(argv: list[str] | None = None) -> int:
     samplers = {name: Sampler(examples, np.flatnonzero(parts == name)) for name in ("train", "val")}
 
     net = build_network()
-    train(net, samplers["train"], args.epochs, args.seed, log)
+    chosen = samplers["train"].frames
+    repeat = np.where(kinds[chosen] == "3d", max(1, args.repeat3d), 1)
+    train(net, samplers["train"], args.epochs, args.seed, log, repeat)
     temperature = fit_temperature(logits_of(net, samplers["val"]), samplers["val"].labels.reshape(-1))
     log(f"temperature {temperature:.3f}")
     export(net, temperature, args.out)
