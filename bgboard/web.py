@@ -324,6 +324,10 @@ class WebHub:
                     for p in controller.ranked_plays[:5]
                 ],
             }
+        gnubgs = controller.gnubg_move
+        if gnubgs is not None and seat is not None and state.phase is Phase.MOVE:
+            # gnubg's move to make, drawn as a hint is: the person at the board moves its checkers.
+            out["hint"] = {"play": str(gnubgs) or "no move", "arrows": arrows(gnubgs, seat), "plays": [], "gnubg": True}
         out["teach"] = controller.teach
         out["feedback"] = self._feedback
         out["last_move"] = self._last_move

@@ -94,7 +94,7 @@
     toggle.setAttribute("aria-pressed", state.teach ? "true" : "false");
     const teach = $("teach");
     teach.hidden = !(state.teach || state.hint || state.feedback);
-    $("hint-text").textContent = state.hint ? `Best play: ${state.hint.play}` : "";
+    $("hint-text").textContent = !state.hint ? "" : state.hint.gnubg ? `gnubg plays ${state.hint.play}: move its checkers so` : `Best play: ${state.hint.play}`;
     $("hint-plays").replaceChildren(...((state.hint && state.hint.plays) || []).map((p) => {
       const li = document.createElement("li");
       li.textContent = `${p.play}  Eq.: ${p.equity >= 0 ? "+" : ""}${p.equity.toFixed(3)}` + (p.error ? ` (-${p.error.toFixed(3)})` : "");

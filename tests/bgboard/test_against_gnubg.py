@@ -25,6 +25,7 @@ from bgboard.config import Config
 from bgboard.controller import Controller
 from bgboard.referee import Referee
 from bgboard.store import MatchStore
+from bgboard.web import WebHub
 from engine.dice import Dice
 from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import (
@@ -77,6 +78,17 @@ def test_gnubg_is_asked_once_for_its_move_and_its_move_is_lit(gnubgs_turn: Match
     assert c.scene()["point.8"] == sc.HINT_FROM and c.scene()["point.5"] == sc.HINT_TO
     # An answer for another state is ignored.
     assert c.on_gnubg_move("4HPwATDgc/ABMA:cAkAAAAAAAAA", Play.parse("24/21 6/5"), 0.6) == []
+
+
+def test_the_live_page_draws_gnubgs_move_to_make(gnubgs_turn: MatchState) -> None:
+    c = Controller(gnubgs_turn, gnubg=1, names=("Ann", "gnubg"))
+    hub = WebHub(("Ann", "gnubg"))
+    hub.follow_controller(c)
+    assert hub.state()["hint"] is None
+    for event in c.on_gnubg_move(gnubgs_turn.gnubg_id(), Play.parse("8/5 6/5"), 0.1):
+        hub(event.at(0.1))
+    hint = hub.state()["hint"]
+    assert hint["gnubg"] is True and hint["play"] == "8/5 6/5" and len(hint["arrows"]) == 2
 
 
 def test_another_move_is_marked_and_only_gnubgs_is_recorded(gnubgs_turn: MatchState) -> None:

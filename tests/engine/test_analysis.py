@@ -176,15 +176,22 @@ def test_every_marked_play_is_as_gnubgs_analysis_shows_it(analysed: dict[str, An
     assert {e["label"] for _, e in checker + cubes} == {"doubtful", "bad", "very bad"}
 
 
-@needs_gnubg
-def test_a_stored_match_is_analysed_and_the_analysis_kept(tmp_path: Path, analysed: dict[str, Any]) -> None:
-    db = tmp_path / "matches.sqlite3"
+def stored_corpus_match(folder: Path) -> tuple[Path, int]:
+    """The corpus match imported into a new store in ``folder``: the store's file and the match."""
+    db = folder / "matches.sqlite3"
     record = read_mat_file(MATCH).record
     with MatchStore(db) as store:
         match = store.start_match(record.players, record.length, record.options)
         for game in record.games:
             for action in game.actions:
                 store.record(match, action, source="import")
+    return db, match
+
+
+@needs_gnubg
+def test_a_stored_match_is_analysed_and_the_analysis_kept(tmp_path: Path, analysed: dict[str, Any]) -> None:
+    db, match = stored_corpus_match(tmp_path)
+    with MatchStore(db) as store:
         assert store.analysis(match) is None
     status, out = run(["analyse", "last", "--store", str(db), "--json"])
     assert status == 0
@@ -332,13 +339,7 @@ def test_the_match_browser_shows_the_analysis_each_error_on_its_move(tmp_path: P
 
     from bgboard.webserver import Bind, WebServer, history_app
 
-    db = tmp_path / "matches.sqlite3"
-    record = read_mat_file(MATCH).record
-    with MatchStore(db) as store:
-        match = store.start_match(record.players, record.length, record.options)
-        for game in record.games:
-            for action in game.actions:
-                store.record(match, action, source="import")
+    db, match = stored_corpus_match(tmp_path)
     with (
         WebServer(history_app(db), Bind("127.0.0.1", 0)) as server,
         httpx.Client(base_url=f"http://127.0.0.1:{server.port}") as client,
