@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -54,3 +55,46 @@ def referee_threads_end() -> Iterator[None]:
             return
         time.sleep(0.05)
     raise AssertionError(f"threads left running: {left}")
+
+
+# -- the app's referee tests: a rendered board's profile, the referee's config, the CLI's calls --
+# (here rather than in tests/bgboard: two conftest modules of one name clash in doctest collection)
+
+
+def _rendered_table() -> Any:
+    """``tests/bgboard/rendered_table.py``, the rendered frames the referee tests share."""
+    folder = str(ROOT / "tests" / "bgboard")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    import rendered_table
+
+    return rendered_table
+
+
+@pytest.fixture(scope="module")
+def profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The rendered starting board's calibration profile."""
+    path: Path = _rendered_table().save_profile(tmp_path_factory.mktemp("profile") / "board.toml")
+    return path
+
+
+@pytest.fixture
+def config(profile: Path, tmp_path: Path) -> Any:
+    """The referee tests' config: a fake camera, the rendered board's profile, Ann and Bob to 5."""
+    return _rendered_table().referee_config(profile, tmp_path / "matches.sqlite3")
+
+
+@pytest.fixture
+def referee_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, object]]]:
+    """What ``bgboard referee`` builds its Referee with: the config and the other arguments."""
+    calls: list[tuple[Any, dict[str, object]]] = []
+
+    class Recorder:
+        def __init__(self, config: Any, **options: object) -> None:
+            calls.append((config, options))
+
+        def run(self, stop: threading.Event) -> int:
+            return 0
+
+    monkeypatch.setattr("bgboard.referee.Referee", Recorder)
+    return calls
