@@ -261,3 +261,19 @@ def border_mask(cube_end: str | None = None) -> np.ndarray:
     elif cube_end == "bottom":
         mask[h - side_h :, centre - gap : centre + gap] = False
     return mask
+
+
+@lru_cache(maxsize=1)
+def tray_side_mask() -> np.ndarray:
+    """Which pixels of :func:`border_band`'s image are the right side of the frame, beside
+    player 1's trays (between the top and bottom sides of :func:`border_mask`).
+
+    Borne-off checkers go there, so it is compared with the last clear frame (and only while
+    no more checkers have been borne off), not with the calibration's.
+    """
+    w, h = BORDER_SIZE
+    f = BORDER / (1 + 2 * BORDER)
+    side_w, side_h = int(w * f * 0.8), int(h * f * 0.8)
+    mask = np.zeros((h, w), dtype=bool)
+    mask[side_h : h - side_h, w - side_w :] = True
+    return mask

@@ -26,6 +26,8 @@ from typing import Any
 import cv2
 import numpy as np
 
+from engine.errors import BackgammonError
+from engine.position import Position
 from vision import points_net
 from vision.cube import CubeFound, read_cube, read_track
 from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
@@ -46,6 +48,7 @@ from vision.features import (
     expected,
     expected_bar,
     rectify,
+    tray_side_mask,
 )
 from vision.geometry import FIELD_H, FIELD_W
 from vision.profile import DIE_FRACTION, ROBUST_CLIP, Gaussian, Profile, ProfileError
@@ -80,6 +83,9 @@ FOREIGN_SAMPLES = 3
 #: pixels changed that means an arm is over it.
 BORDER_CHANGE = 12
 BORDER_SHARE = 0.004
+#: The share of the frame's side beside the trays changed since the last clear frame, with as
+#: many checkers borne off, that means an arm is over it (a checker in the tray is about 7%).
+TRAY_SHARE = 0.05
 #: The detector sees the rectified field at the scale that makes half a checker this many
 #: pixels, for dice of the renderer's size, 0.65 of a checker; smaller dice (the profile's
 #: ``die_fraction``) are seen bigger by as much, so that a die has as many pixels. A die turned
@@ -280,6 +286,13 @@ class BoardReader:
         self._cube_spots = [(x * SCALE, y * SCALE) for x, y in spots]
         self.remember = remember
         self._seen: _Seen | None = None
+        # The last clear reading's counts: where checkers may go (borne off only from home).
+        self._counted: _Counted | None = None
+        # The frame round the field (border_band, Lab) at the last clear reading: the trays'
+        # side must look the same while no checker is borne off.
+        self._trays_seen: np.ndarray | None = None
+        # The frame round the field at the last read whose trays' side was taken for an arm.
+        self._trays_flagged: np.ndarray | None = None
         # Which looks (see :meth:`_find_dice`) found the dice of the last read.
         self._dice_looks: set[str] = set()
         d = self.sampler.d
@@ -435,10 +448,23 @@ class BoardReader:
         cube_end = None
         if found is not None and found.owner is not None and self.profile.cube_kind != "track":
             cube_end = "bottom" if found.owner == 1 else "top"
-        arm = self._arm_over_frame(image, cube_end)
+        band = border_band(image, self.homography).astype(np.float32) if self.profile.border else None
+        arm = band is not None and self._arm_over_frame(band, cube_end)
         on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
+        home = _all_home(points, bar)
+        if band is not None and not arm:
+            arm = self._arm_over_trays(band, off, home)
         occluded = len(hidden) >= 2 or arm
+        vanished = self._vanished(points, off, home)
+        for index in vanished:
+            confidence[index] = min(confidence[index], DOUBTED_AT)
+        if not occluded and self.remember:
+            # Counted even when checkers vanished: a checker the reader keeps missing is
+            # doubted once, not on every read after.
+            self._counted = _Counted(tuple(points), off, home)
+            if not vanished:
+                self._trays_seen = band
         total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
         return BoardReading(
             points=tuple(points),
@@ -520,6 +546,9 @@ class BoardReader:
     def forget(self) -> None:
         """Read the next frame whole (the board or the camera was moved, say)."""
         self._seen = None
+        self._counted = None
+        self._trays_seen = None
+        self._trays_flagged = None
 
     def _read_cube(self, field_image: np.ndarray, changed: np.ndarray | None) -> CubeFound | None:
         """The cube or track counter, read again only when something changed where it lies.
@@ -697,18 +726,75 @@ class BoardReader:
                 counts, total = _seen(choice, side, bar[side])
         return choice
 
-    def _arm_over_frame(self, image: np.ndarray, cube_end: str | None = None) -> bool:
-        """Whether something (an arm, a sleeve) lies over the board's frame round the field.
+    def _arm_over_frame(self, band: np.ndarray, cube_end: str | None = None) -> bool:
+        """Whether something (an arm, a sleeve) lies over the board's frame round the field:
+        its left, top and bottom sides, against the calibration's (``band``: the frame now).
 
         ``cube_end``: the end of the bar (``top`` or ``bottom``) where an owned cube lies.
         """
-        if not self.profile.border:
+        return _changed_share(band, self._calibration_band(band), border_mask(cube_end)) > BORDER_SHARE
+
+    def _arm_over_trays(self, band: np.ndarray, off: tuple[int, int], home: tuple[bool, bool]) -> bool:
+        """Whether an arm lies over the frame's side beside the trays.
+
+        That side changes when a checker is borne off, or taken back for a new game. With
+        ``remember`` it is compared with the last clear frame, unless a side has fewer checkers
+        borne off than then, or more while it may bear off (all its checkers home, ``home``, now
+        or then): a hand reaching in from there is seen, a checker borne off is not taken for
+        one, and a hand that hides checkers only makes them look borne off (only a side all home
+        can bear off). A change that stays the same over two reads in a row is no arm
+        (something put down there): it is the new look.
+        Without a clear frame it is compared with the calibration's, and only when as many
+        checkers are read borne off as then.
+        """
+        mask = tray_side_mask()
+        counted, before = (self._counted, self._trays_seen) if self.remember else (None, None)
+        if counted is None or before is None:
+            if off != self._calibration_off():
+                return False
+            return _changed_share(band, self._calibration_band(band), mask) > TRAY_SHARE
+        then, home_then = counted.off, counted.home
+        if any(
+            off[side] < then[side] or (off[side] > then[side] and (home[side] or home_then[side])) for side in (0, 1)
+        ):
             return False
-        share = float(np.count_nonzero(self.border_changes(image, cube_end))) / np.count_nonzero(border_mask(cube_end))
-        return bool(share > BORDER_SHARE)
+        if _changed_share(band, before, mask) <= TRAY_SHARE:
+            self._trays_flagged = None
+            return False
+        flagged, self._trays_flagged = self._trays_flagged, band
+        if flagged is not None and _changed_share(band, flagged, mask) <= TRAY_SHARE:
+            self._trays_flagged = None
+            return False
+        return True
+
+    def _vanished(self, points: list[int], off: tuple[int, int], home: tuple[bool, bool]) -> set[int]:
+        """Points (indexes) where a side's checkers went missing since the last clear reading
+        when it cannot have borne them off (not all home, now or then): an arm or a sleeve the
+        colour of the board may hide them, and a point read bare there is not read surely."""
+        counted = self._counted if self.remember else None
+        if counted is None:
+            return set()
+        out: set[int] = set()
+        for side, sign in ((0, 1), (1, -1)):
+            if off[side] <= counted.off[side] or home[side] or counted.home[side]:
+                continue
+            out |= {i for i in range(24) if max(sign * points[i], 0) < max(sign * counted.points[i], 0)}
+        return out
+
+    def _calibration_band(self, band: np.ndarray) -> np.ndarray:
+        return np.asarray(self.profile.border, dtype=np.float32).reshape(band.shape)
+
+    def _calibration_off(self) -> tuple[int, int]:
+        """The checkers borne off in the calibration frame (none in the starting position)."""
+        try:
+            position = Position.from_id(self.profile.position) if self.profile.position else Position.STARTING
+        except BackgammonError:
+            return (0, 0)
+        return (15 - sum(position.mover), 15 - sum(position.opponent))
 
     def border_changes(self, image: np.ndarray, cube_end: str | None = None) -> np.ndarray:
-        """Where the board's frame round the field has changed since calibration (a solid patch).
+        """Where the board's frame round the field (its left, top and bottom sides) has changed
+        since calibration (a solid patch).
 
         A boolean mask over :func:`vision.features.border_band`'s small image; all ``False``
         without the calibration's frame.
@@ -717,13 +803,7 @@ class BoardReader:
         if not self.profile.border:
             return np.zeros_like(mask)
         now = border_band(image, self.homography).astype(np.float32)
-        diff = now - np.asarray(self.profile.border, dtype=np.float32).reshape(now.shape)
-        # A lamp turned up or down shifts every pixel alike; only what stands out counts.
-        diff -= np.median(diff[mask], axis=0)
-        changed = (np.sqrt((diff**2).sum(axis=2)) > BORDER_CHANGE) & mask
-        # Sensor noise and compression flip single pixels; an arm is a solid patch.
-        solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        return solid.astype(bool)
+        return _solid_changes(now, self._calibration_band(now), mask)
 
     def _hidden_points(self, feats: dict[str, np.ndarray], under: np.ndarray | None = None) -> set[int]:
         """Points with several samples unlike anything on this board (a hand over them).
@@ -1124,3 +1204,39 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(shifted)
     result: np.ndarray = e / e.sum(axis=axis, keepdims=True)
     return result
+
+
+def _solid_changes(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Where ``now`` differs from ``before`` (two :func:`~vision.features.border_band` images)
+    within ``mask``, as solid patches."""
+    diff = now - before
+    # A lamp turned up or down shifts every pixel alike; only what stands out counts.
+    diff -= np.median(diff[mask], axis=0)
+    changed = (np.sqrt((diff**2).sum(axis=2)) > BORDER_CHANGE) & mask
+    # Sensor noise and compression flip single pixels; an arm is a solid patch.
+    solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    result: np.ndarray = solid.astype(bool)
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """A clear reading's counts, as the next read checks them: each point (player 1's
+    numbering, + his, - player 2's), the checkers borne off and who has all his home."""
+
+    points: tuple[int, ...]
+    off: tuple[int, int]
+    home: tuple[bool, bool]
+
+
+def _all_home(points: list[int], bar: tuple[int, int]) -> tuple[bool, bool]:
+    """Whether each player has every checker on the board in his home board (player 1's is
+    points 1-6, player 2's 19-24, in player 1's numbering): only then may he bear off."""
+    one = bar[0] == 0 and all(c <= 0 for c in points[6:])
+    two = bar[1] == 0 and all(c >= 0 for c in points[:18])
+    return one, two
+
+
+def _changed_share(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> float:
+    """The share of ``mask``'s pixels changed from ``before`` to ``now``, as solid patches."""
+    return float(np.count_nonzero(_solid_changes(now, before, mask))) / float(np.count_nonzero(mask))

@@ -1,0 +1,128 @@
+# SPDX-License-Identifier: MIT
+"""The frame's side beside the trays, and checkers that vanish, with the reader's memory.
+
+Borne-off checkers go to the trays, so the frame's side beside them is not compared with the
+calibration frame as the other sides are; it is compared with the last clear frame, unless
+checkers were borne off (only a side with all its checkers home can) or taken back for a new
+game. An arm reaching in from there is seen; something put down there and left is taken as the
+new look at the second read. Checkers that go missing from a side that cannot bear off are
+doubted, as an arm the colour of the board's frame may hide them.
+"""
+
+from __future__ import annotations
+
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from bench.seeded import self_play
+from engine.position import Position
+from vision.calibration import calibrate
+from vision.features import border_mask
+from vision.geometry import FIELD_H, FIELD_W
+from vision.profile import Profile
+from vision.reader import BORDER_SHARE, BoardReader
+from vision.render import STYLES, Scene, render
+
+START = tuple(Position.STARTING.to_absolute(1)[0])
+CLASSIC = STYLES["classic"]
+
+
+@pytest.fixture(scope="module")
+def profile() -> Profile:
+    shot = render(Scene(points=START), style=CLASSIC, seed=1)
+    return calibrate(shot.image, shot.corners)
+
+
+@pytest.fixture(scope="module")
+def positions() -> list[Position]:
+    return self_play(random.Random(3), 5)
+
+
+def scene_of(position: Position) -> Scene:
+    points, bar, off = position.to_absolute(1)
+    return Scene(points=tuple(points), bar=bar, off=off)
+
+
+def test_an_arm_reaching_in_over_the_trays_side_is_seen(profile: Profile, positions: list[Position]) -> None:
+    scene = scene_of(positions[1])
+    reader = BoardReader(profile)
+    clear = reader.read(render(scene, style=CLASSIC, seed=501).image)
+    assert not clear.occluded and clear.points == scene.points
+    hand = render(scene, style=CLASSIC, hand=True, seed=1006).image
+    # The arm crosses no other side of the frame...
+    changed = np.count_nonzero(reader.border_changes(hand)) / np.count_nonzero(border_mask())
+    assert changed <= BORDER_SHARE
+    # ...but the trays' side: the reading is occluded, not a confident misreading.
+    reading = reader.read(hand)
+    assert reading.occluded and reading.confidence == 0.0
+
+
+def bearing_off(off: int) -> Scene:
+    """Player 1 bearing off (all his checkers home, ``off`` of them borne off); player 2 home too."""
+    home = [3, 3, 3, 2, 2, 2]
+    left = 15 - off
+    points = [0] * 24
+    for index in range(6):
+        take = min(home[index], left)
+        points[index] = take
+        left -= take
+    for index in range(18, 23):
+        points[index] = -3
+    return Scene(points=tuple(points), off=(off, 0))
+
+
+def test_a_checker_borne_off_is_no_arm(profile: Profile) -> None:
+    reader = BoardReader(profile)
+    before = bearing_off(2)
+    assert reader.read(render(before, style=CLASSIC, seed=11).image).points == before.points
+    after = bearing_off(4)
+    reading = reader.read(render(after, style=CLASSIC, seed=12).image)
+    assert not reading.occluded
+    assert reading.points == after.points and reading.off == (4, 0)
+    assert reading.confidence > 0.5
+
+
+def test_checkers_taken_back_for_a_new_game_are_no_arm(profile: Profile) -> None:
+    reader = BoardReader(profile)
+    reader.read(render(bearing_off(6), style=CLASSIC, seed=13).image)
+    reading = reader.read(render(Scene(points=START), style=CLASSIC, seed=14).image)
+    assert not reading.occluded and reading.points == START
+
+
+def test_something_left_beside_the_trays_is_the_new_look_at_the_second_read(profile: Profile) -> None:
+    reader = BoardReader(profile)
+    image = render(Scene(points=START), style=CLASSIC, seed=15).image
+    assert not reader.read(image).occluded
+    # A grey box (a phone, a score pad) put down over the frame's side beside player 2's tray.
+    corners = np.array(
+        [
+            [FIELD_W * 1.005, FIELD_H * 0.2],
+            [FIELD_W * 1.08, FIELD_H * 0.2],
+            [FIELD_W * 1.08, FIELD_H * 0.4],
+            [FIELD_W * 1.005, FIELD_H * 0.4],
+        ]
+    )
+    projected = cv2.perspectiveTransform(corners[None], profile.homography)[0]
+    with_box = image.copy()
+    cv2.fillConvexPoly(with_box, np.round(projected).astype(np.int32), (90, 90, 90))
+    first = reader.read(with_box)
+    assert first.occluded  # it came in as an arm would
+    second = reader.read(with_box)
+    assert not second.occluded and second.points == START
+
+
+def test_checkers_gone_from_a_side_that_cannot_bear_off_are_doubted(
+    profile: Profile, positions: list[Position]
+) -> None:
+    # An arm the colour of the board's frame comes in from the bottom, over the 8-point's three
+    # checkers; nothing of the frame looks changed, and the point looks bare.
+    scene = scene_of(positions[0])
+    assert scene.points[7] == 3
+    reader = BoardReader(profile)
+    assert reader.read(render(scene, style=CLASSIC, seed=500).image).points == scene.points
+    reading = reader.read(render(scene, style=CLASSIC, hand=True, seed=53).image)
+    assert reading.points[7] == 0  # misread...
+    assert reading.point_confidence[7] <= 0.5 and reading.confidence < 0.9  # ...but not surely
