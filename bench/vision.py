@@ -389,6 +389,8 @@ def measure_3d(folder: Path) -> dict[str, Any]:
                 both["net+learning"] = learning
             for reader_name, reader in both.items():
                 tally = tallies[reader_name]
+                # Each frame is a position of its own, not the last one played on: read it whole.
+                reader.forget()
                 reading = _timed(reader, frame, tally)
                 if label.get("hand"):
                     tally.hand(reading, points, bar)
