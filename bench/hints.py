@@ -3,10 +3,11 @@
 
 Run from the project root::
 
-    python bench/hints.py [--count 200] [--count-2ply 40] [--seed 2026] [--json]
+    python bench/hints.py [--count 200] [--count-2ply 40] [--count-opponent 40] [--seed 2026] [--json]
 
 Starts gnubg once (and prints how long that took), then times ``plays`` at 0-ply and at 2-ply
-and ``cube`` at 0-ply and 2-ply on varied positions (random self-play, bar-heavy and bear-off
+and ``cube`` at 0-ply and 2-ply, and gnubg's decisions as a player (:mod:`engine.opponent`: its
+move at each level, and whether it doubles) on varied positions (random self-play, bar-heavy and bear-off
 positions from :mod:`bench.seeded`), one request at a time, end to end: the request written,
 gnubg's answer read, parsed and every play checked against the legal plays. Prints the median
 and the 95th percentile in milliseconds. The goal for a 0-ply hint is under 50 ms.
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.seeded import pairs
 from engine.hints import GnubgHints
 from engine.match import MatchState, Phase
+from engine.opponent import LEVELS, GnubgOpponent
 from engine.position import Position
 
 
@@ -55,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=200, help="0-ply requests of each kind")
     parser.add_argument("--count-2ply", type=int, default=40, help="2-ply requests of each kind")
+    parser.add_argument("--count-opponent", type=int, default=40, help="gnubg's decisions as a player, per level")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
@@ -73,6 +76,16 @@ def main(argv: list[str] | None = None) -> int:
             "cube_0ply": _time([lambda s=s: hints.cube(s, ply=0) for s in before]),
             "cube_2ply": _time([lambda s=s: hints.cube(s, ply=2) for s in before[: args.count_2ply]]),
         }
+        moving = [
+            MatchState(0, on_roll=0, phase=Phase.MOVE, dice=d, position=p)
+            for p, d in cases[: args.count_opponent]
+            if not p.is_game_over()
+        ]
+        for level in LEVELS:
+            gnubg = GnubgOpponent(hints, 0, level)
+            results[f"move_{level}"] = _time([lambda s=s, g=gnubg: g.move(s) for s in moving])
+        expert = GnubgOpponent(hints, 0)
+        results["before_roll"] = _time([lambda s=s: expert.before_roll(s) for s in before[: args.count_opponent]])
         start_ms = (hints.start_seconds or 0.0) * 1000
     finally:
         hints.close()
@@ -82,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"gnubg subprocess start: {start_ms:.0f} ms ({machine})")
     for name, r in results.items():
-        print(f"{name:<11} n={r['n']:<4} median {r['median_ms']:7.1f} ms   p95 {r['p95_ms']:7.1f} ms")
+        print(f"{name:<18} n={r['n']:<4} median {r['median_ms']:7.1f} ms   p95 {r['p95_ms']:7.1f} ms")
     return 0
 
 
