@@ -508,6 +508,12 @@ class DemoGame:
         # The truth follows the referee's order of the dice, which is the record's up to order.
         self.truth = self.controller.state
 
+    def _move_cube(self, cube: CubeSpec) -> list[Event]:
+        """A hand turns or moves the cube to ``cube``; the board then lies still. What the table said."""
+        self.cube = cube
+        self.board = replace(self.board, cube=cube)
+        return self.film.hands(self.board, 2) + self.film.still(self.board)
+
     def _cube(self, take: bool) -> None:
         """A double, taken (the cube goes to the taker's side) or not (the players say so)."""
         state = self.truth
@@ -521,10 +527,7 @@ class DemoGame:
                 f"{self.names[doubler]} doubles to {value}; {self.names[taker]} takes and puts the cube on his side",
                 cube=value,
             )
-            self.cube = CubeSpec(value, self._seat(taker))
-            self.board = replace(self.board, cube=self.cube)
-            events = self.film.hands(self.board, 2)
-            events += self.film.still(self.board)
+            events = self._move_cube(CubeSpec(value, self._seat(taker)))
             flagged = any(e.kind in FLAGS for e in events)
             now = self.controller.state
             self.report.cube.count(any(isinstance(e.action, Double) for e in events), now in wanted, flagged)
@@ -728,10 +731,7 @@ class GnubgDemoGame(DemoGame):
         state = self.truth
         value = state.cube.value * 2
         self._do(f"{self.names[self.person]} doubles: the cube turned to {value} and offered", cube=value)
-        self.cube = CubeSpec(value, None)
-        self.board = replace(self.board, cube=self.cube)
-        events = self.film.hands(self.board, 2)
-        events += self.film.still(self.board)
+        events = self._move_cube(CubeSpec(value, None))
         doubled = any(isinstance(e.action, Double) for e in events)
         if not doubled and self.controller.state == state:
             self._answer("double", button=True)
@@ -739,10 +739,7 @@ class GnubgDemoGame(DemoGame):
         self.truth = self._with_gnubgs(state.apply(Double()))
         if self.truth.cube.value == value and self.truth.cube.owner == self.gnubg:
             self._do(f"{self.names[self.gnubg]}'s cube goes to its side", cube=value)
-            self.cube = CubeSpec(value, self._seat(self.gnubg))
-            self.board = replace(self.board, cube=self.cube)
-            self.film.hands(self.board, 2)
-            self.film.still(self.board)
+            self._move_cube(CubeSpec(value, self._seat(self.gnubg)))
         if self.controller.state != self.truth:
             raise SimulationError("the referee did not follow the double: the demo cannot go on")
 
@@ -752,10 +749,7 @@ class GnubgDemoGame(DemoGame):
         value = state.cube.value * 2
         if take:
             self._do(f"{self.names[self.person]} takes and puts the cube at {value} on his side", cube=value)
-            self.cube = CubeSpec(value, self._seat(self.person))
-            self.board = replace(self.board, cube=self.cube)
-            events = self.film.hands(self.board, 2)
-            events += self.film.still(self.board)
+            events = self._move_cube(CubeSpec(value, self._seat(self.person)))
             taken = any(isinstance(e.action, Take) for e in events)
             self.report.cube.count(taken, self.controller.state != state, any(e.kind in FLAGS for e in events))
             if self.controller.state == state:
