@@ -254,9 +254,10 @@ class Controller:
         known = self._gnubg_known()
         return None if known is None else known[0]
 
-    def _gnubg_known(self) -> tuple[Play, Position] | None:
-        move = self._gnubg_move
-        if move is None or not (move[0] is self.state or move[0] == self.state):
+    def _gnubg_known(self, state: MatchState | None = None) -> tuple[Play, Position] | None:
+        """gnubg's play and the board it leaves, if it said its move for ``state`` (default: now)."""
+        move, state = self._gnubg_move, self.state if state is None else state
+        if move is None or not (move[0] is state or move[0] == state):
             return None
         return move[1], move[2]
 
@@ -908,8 +909,8 @@ class Controller:
 
     def _not_gnubgs_words(self, state: MatchState, action: Move) -> str | None:
         """Why ``action`` cannot be recorded as gnubg's move (``None``: it can)."""
-        gnubgs = self._gnubg_known()
-        if gnubgs is None or state is not self.state or state.dice is None:
+        gnubgs = self._gnubg_known(state)
+        if gnubgs is None or state.dice is None:
             return None
         play = action.play
         after = play if isinstance(play, Position) else None

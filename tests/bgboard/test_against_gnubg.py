@@ -118,6 +118,10 @@ def test_another_move_is_marked_and_only_gnubgs_is_recorded(gnubgs_turn: MatchSt
     events = c.on_tick(4.0)
     assert kinds(events)[0] == "move"
     assert events[0].action == Move(Play.parse("8/5 6/5"), by=1) and events[0].source == "camera"
+    # Recorded, it cannot be corrected to another move either.
+    refused = c.on_command("correct 13/10 6/5", 4.1)
+    assert kinds(refused) == ["refused"] and "gnubg plays 8/5 6/5" in refused[0].text
+    assert c.state.on_roll == 0
 
 
 def test_gnubgs_double_is_recorded_and_lit(gnubgs_turn: MatchState) -> None:
