@@ -117,10 +117,12 @@ NOT_A_DIE_AT_ONCE = 0.9
 #: Of the boxes that pass it, at most this many (the likeliest dice first) are read in full.
 MOST_READ = 4
 #: The boxes the detector is surest of, this many, are read first; the rest only when these
-#: hold fewer than two dice read with :data:`CONFIDENT_DIE` (most boxes are checkers, and the
-#: dice are mostly among the first).
+#: hold fewer than two dice, each read with :data:`SECOND_LOOK` or more (most boxes are
+#: checkers, and the dice are mostly among the first).
 FIRST_READ = 6
-CONFIDENT_DIE = 0.9
+#: Two dice among the first boxes read with this much are the roll: the rest are not read (on
+#: rendered boards the rest then held no die in 10 of 11 frames, at half the dice's time).
+SECOND_LOOK = 0.6
 #: A box under this share of :data:`DIE_SPAN` may be a spot on a checker's rim or between two
 #: checkers, which the crop of a whole die's span round it shows as a die with a checker's
 #: curve through it, and the classifier now and then reads as one: it must also pass the
@@ -964,7 +966,7 @@ class BoardReader:
                 continue
             kept.append(box)
         found = self._read_candidates(image, kept[:FIRST_READ])
-        sure = [f for f in self._distinct(found, 0.5 * self._die_span) if f[2] >= CONFIDENT_DIE]
+        sure = [f for f in self._distinct(found, 0.5 * self._die_span) if f[2] >= SECOND_LOOK]
         if len(sure) < 2 and len(kept) > FIRST_READ:
             found += self._read_candidates(image, kept[FIRST_READ:])
         return found
