@@ -177,6 +177,9 @@ class Controller:
         self._gnubg_asked: MatchState | None = None
         # Where the players refused gnubg's resignation: it plays on from there.
         self._gnubg_refused: MatchState | None = None
+        #: gnubg answers for its side; set ``False`` by whoever asks it while it cannot (the
+        #: players then double, take, drop and resign for it), ``True`` again once it answers.
+        self.gnubg_answering = True
         self.mode: Mode = mode
         self.settle = settle
         self.bottom_player = bottom_player
@@ -721,6 +724,7 @@ class Controller:
         before = self.state
         if (
             self.gnubg is not None
+            and self.gnubg_answering
             and source != "gnubg"
             and isinstance(action, _GNUBGS_OWN)
             and (action.by if action.by is not None else before.turn) == self.gnubg

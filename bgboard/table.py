@@ -421,10 +421,12 @@ class Table:
         except HintError as exc:
             return self._gnubg_failed(str(exc))
         self._opponent_failed_said = False
+        controller.gnubg_answering = True
         return events
 
     def _gnubg_failed(self, reason: str) -> list[Event]:
         """gnubg gave no answer: the players act for it (said once until it answers again)."""
+        self.controller.gnubg_answering = False
         if self._opponent_failed_said:
             return []
         self._opponent_failed_said = True

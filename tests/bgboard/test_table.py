@@ -18,6 +18,7 @@ from bgboard.store import MatchStore
 from bgboard.table import SetupError, Table, TableStats
 from engine.hints import INSTALL_HINT, GnubgHints, HintEngine, find_gnubg, skill
 from engine.match import MatchState, Move, OpeningRoll, Phase
+from engine.opponent import GnubgOpponent
 from hardware import scene as sc
 from hardware.panels import FakeLedPanel
 from hardware.presenter import hint_points
@@ -295,6 +296,25 @@ def test_no_gnubg_is_said_once_and_refereeing_goes_on(reader: BoardReader) -> No
             "Roll",
             "Move",
         ]
+    finally:
+        run.store.close()
+
+
+def test_without_gnubg_to_play_its_side_the_players_act_for_it(reader: BoardReader) -> None:
+    run = Run(reader)
+    run.controller.gnubg = 1
+    run.table.opponent = GnubgOpponent(GnubgHints("/nonexistent/gnubg"), 1)
+    try:
+        # Ann (engine 0, seat 2) wins the opening roll; Bob is gnubg's side.
+        assert kinds(run.table.command("dice 25", 0.0)) == ["opening-roll"]
+        events = run.table.command("13/8 13/11", 1.0)
+        assert kinds(events) == ["move", "gnubg-unavailable"]
+        assert "apt-get install gnubg" in events[1].text
+        # Bob's double is the players' to make while gnubg cannot answer.
+        assert kinds(run.table.button("double", 2.0)) == ["double"]
+        # Ann takes; Bob, the cube now hers, cannot double: his dice are rolled for him.
+        assert kinds(run.table.button("take", 2.1)) == ["take", "gnubg-roll"]
+        assert run.controller.state.cube.value == 2
     finally:
         run.store.close()
 
