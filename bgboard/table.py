@@ -402,22 +402,20 @@ class Table:
         what = wanted.fields.get("wanted")
         controller = self.controller
         try:
-            may_resign = bool(wanted.fields.get("may_resign", True))
-            if what in ("move", "double"):
-                if what == "move":
-                    decision = self.opponent.move(state, may_resign=may_resign)
-                else:
-                    decision = self.opponent.before_roll(state, may_resign=may_resign)
+            if what == "take":
+                events = controller.on_gnubg_take(gnubgid, self.opponent.takes(state), t)
+            elif what == "resign":
+                events = controller.on_gnubg_resign(gnubgid, self.opponent.accepts(state), t)
+            else:
+                # Its move, or its decision before a roll: either may be an offer to resign.
+                decide = self.opponent.move if what == "move" else self.opponent.before_roll
+                decision = decide(state, may_resign=bool(wanted.fields.get("may_resign", True)))
                 if decision.resign:
                     events = controller.on_gnubg_resigns(gnubgid, decision.resign, t)
                 elif decision.play is not None:
                     events = controller.on_gnubg_move(gnubgid, decision.play, t)
                 else:
                     events = controller.on_gnubg_double(gnubgid, decision.double, t)
-            elif what == "take":
-                events = controller.on_gnubg_take(gnubgid, self.opponent.takes(state), t)
-            else:
-                events = controller.on_gnubg_resign(gnubgid, self.opponent.accepts(state), t)
         except HintError as exc:
             return self._gnubg_failed(str(exc))
         self._opponent_failed_said = False

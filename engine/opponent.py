@@ -158,6 +158,15 @@ class GnubgOpponent:
         ]
         return self.gnubg.run(commands)
 
+    def _play(self, state: MatchState, acts: list[str], may_resign: bool) -> tuple[str, Decision | None]:
+        """Run ``acts`` ending in ``play``: what gnubg said, and its offer to resign if it made
+        one it may make (``may_resign`` false: the players' refusal is given to it at once)."""
+        text = self._ask(state, acts if may_resign else [*acts, "reject"])
+        offered = _OFFERS_RESIGN.search(text)
+        if offered is not None and may_resign:
+            return text, Decision(resign=_RESIGN_POINTS[offered.group(1)])
+        return text, None
+
     def move(self, state: MatchState, *, may_resign: bool = True) -> Decision:
         """gnubg's play for the roll in ``state`` (the empty play: none is legal), or its offer
         to resign when the game is lost for it.
@@ -171,11 +180,9 @@ class GnubgOpponent:
             raise ValueError(f"not gnubg's move: the match waits for the {state.phase.value}")
         dice = state.dice
         legal = legal_plays(state.position, dice)
-        acts = [f"set dice {dice.first} {dice.second}", "play"]
-        text = self._ask(state, acts if may_resign else [*acts, "reject"])
-        offered = _OFFERS_RESIGN.search(text)
-        if offered is not None and may_resign:
-            return Decision(resign=_RESIGN_POINTS[offered.group(1)])
+        text, resigns = self._play(state, [f"set dice {dice.first} {dice.second}", "play"], may_resign)
+        if resigns is not None:
+            return resigns
         if legal.dice_used == 0:
             return Decision(play=Play())
         found = _MOVES.search(text)
@@ -199,10 +206,9 @@ class GnubgOpponent:
             return Decision()
         # Without dice gnubg first decides on the cube (and on resigning); if it does neither
         # it rolls and plays in its own copy of the match, which is thrown away.
-        text = self._ask(state, ["play"] if may_resign else ["play", "reject"])
-        offered = _OFFERS_RESIGN.search(text)
-        if offered is not None and may_resign:
-            return Decision(resign=_RESIGN_POINTS[offered.group(1)])
+        text, resigns = self._play(state, ["play"], may_resign)
+        if resigns is not None:
+            return resigns
         return Decision(double=state.can_double() and _DOUBLES.search(text) is not None)
 
     def takes(self, state: MatchState) -> bool:
