@@ -98,6 +98,40 @@ def _face_here(crop: np.ndarray, side: float) -> bool:
     return bool(open_sides >= 3 and sized and area >= 0.55 * bw * bh)
 
 
+def _matches(inks: list[np.ndarray], size: int) -> list[tuple[float, int, int]]:
+    """How well each number matches each ink mask: ``(score, value, mask's index)`` for every
+    number, at two sizes round ``size``, turned each of four ways.
+
+    The masks are turned rather than the numbers, and stacked one above the other, so that each
+    number is matched once over all of them (its score on each is the best over the windows that
+    lie wholly in it): a normalised correlation's window sees only its own pixels, so this scores
+    as matching each mask alone does, at a tenth of the calls."""
+    pieces = []
+    for index, ink in enumerate(inks):
+        for k in range(4):
+            pieces.append((index, np.ascontiguousarray(np.rot90(ink, -k))))
+    width = max(piece.shape[1] for _, piece in pieces)
+    stack = np.zeros((sum(piece.shape[0] for _, piece in pieces), width), np.uint8)
+    tops = []
+    top = 0
+    for _, piece in pieces:
+        stack[top : top + piece.shape[0], : piece.shape[1]] = piece
+        tops.append(top)
+        top += piece.shape[0]
+    out = []
+    for scale in (0.9, 1.1):
+        n = max(10, round(size * scale))
+        for value, turns in _templates(n).items():
+            template = turns[0]
+            result = cv2.matchTemplate(stack, template, cv2.TM_CCOEFF_NORMED)
+            for (index, piece), y in zip(pieces, tops, strict=True):
+                h, w = piece.shape
+                if n >= h or n >= w:
+                    continue
+                out.append((float(result[y : y + h - n + 1, : w - n + 1].max()), value, index))
+    return out
+
+
 def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | None:
     """The cube in a half-size rectified field, or ``None`` when no number is seen."""
     d = geometry.checker_diameter * SCALE
@@ -117,18 +151,12 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
         places.append((owner, crop, _face_here(around, 0.9 * d)))
     # There is one cube: when exactly one place shows a face, only its number is read.
     faces = [place for place in places if place[2]]
-    for owner, crop, shaped in faces if len(faces) == 1 else places:
-        ink = _ink(crop)
-        for scale in (0.9, 1.1):
-            n = max(10, round(size * scale))
-            for value, turns in _templates(n).items():
-                for template in turns:
-                    if template.shape[0] >= ink.shape[0] or template.shape[1] >= ink.shape[1]:
-                        continue
-                    score = float(cv2.matchTemplate(ink, template, cv2.TM_CCOEFF_NORMED).max())
-                    scores.append(score)
-                    if best is None or score > best[0]:
-                        best = (score, value, owner, shaped)
+    read = faces if len(faces) == 1 else places
+    if read:
+        for score, value, index in _matches([_ink(crop) for _, crop, _ in read], size):
+            scores.append(score)
+            if best is None or score > best[0]:
+                best = (score, value, read[index][0], read[index][2])
     if best is None or best[0] < MATCH:
         return None
     score, value, owner, shaped = best
