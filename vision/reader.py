@@ -30,7 +30,7 @@ from engine.errors import BackgammonError
 from engine.position import Position
 from vision import points_net
 from vision.cube import CubeFound, read_cube, read_track
-from vision.dice import CLS_MARGIN, CLS_SIZE, NOT_A_DIE, detect, face_probabilities
+from vision.dice import CLS_MARGIN, CLS_SIZE, DET_CONTEXT, NOT_A_DIE, detect, face_probabilities
 from vision.features import (
     CHECKER,
     EDGE,
@@ -158,6 +158,11 @@ TILE_CHANGE = 6.0
 #: more than :data:`LIGHT_SHIFT` levels (a lamp, the camera's exposure), the frame is read whole.
 MOST_CHANGED = 0.4
 LIGHT_SHIFT = 3.0
+#: Reading with memory, the detector looks for new dice only where the field changed (and
+#: round the dice it was unsure of): elsewhere they would have been seen before. When the parts
+#: it would look at, with the room round them it needs, take in more than this share of the
+#: field, it looks at the whole.
+LOOK_WHOLE = 0.6
 #: A die read with less confidence than this (what the table needs to record a roll) is read
 #: again in every frame, though nothing changed round it: a fresh look may read it surely.
 KEEP_DIE = 0.6
@@ -880,11 +885,17 @@ class BoardReader:
         """
         last = None if self._seen is None else self._seen.dice
         gone = False
+        kept: list[tuple[np.ndarray, int, float]] = []
+        look = None if changed is None or last is None else changed.copy()
         if changed is not None and last:
             margin = 0.5 * self._die_span
             kept = [die for die in last if die[2] >= KEEP_DIE and not self._touches(changed, _grown(die[0], margin))]
             if len(kept) >= 2:
                 return kept
+            assert look is not None
+            for box, _, confidence in last:
+                if confidence < KEEP_DIE:
+                    look[self._tile_span(changed, _grown(box, self._die_span))] = True
             # Nothing changed but where the last dice lay: they were picked up (or turned over,
             # or a checker moved beside them). Dice found there again are found by the looks
             # that found them before; the other looks, for dice of rare colours, are spared.
@@ -900,21 +911,26 @@ class BoardReader:
         scale = DIE_PIXELS / (0.5 * self.sampler.d * self._die_scale)
         seen, scale = self._detector_field(field_image, image, scale)
         apart = 0.5 * self._die_span
-        found = self._distinct(self._read_boxes(image, self._detect(seen, scale)), apart)
-        looks = {id(die): "grey" for die in found}
+        regions = None if look is None else self._look_regions(look, seen, scale)
+        new = self._read_boxes(image, self._detect(seen, scale, regions))
+        looks = {id(die): "grey" for die in new}
+        found = self._distinct(kept + new, apart)
         for view in (_red_green, _negative):
             if len(found) >= 2:
                 break
             if gone and view.__name__ not in self._dice_looks:
                 continue
-            more = self._detect(view(seen), scale)
+            more = self._detect(view(seen), scale, regions)
             if found and len(more):
                 # Only where an earlier look found no die.
                 more = more[_centre_distance(more, np.stack([f[0] for f in found])).min(axis=1) >= apart]
             new = self._read_boxes(image, more)
             looks.update((id(die), view.__name__) for die in new)
             found = self._distinct(found + new, apart)
-        self._dice_looks = {looks[id(die)] for die in found[:2]}
+        # A die kept from the last read was found by one of the looks that found the dice then.
+        self._dice_looks = set().union(
+            *({looks[id(die)]} if id(die) in looks else self._dice_looks for die in found[:2])
+        )
         return found[:2]
 
     def _detector_field(self, field_image: np.ndarray, image: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
@@ -932,9 +948,45 @@ class BoardReader:
         to_field = np.diag([SCALE * scale, SCALE * scale, 1.0]) @ np.linalg.inv(self.homography)
         return cv2.warpPerspective(image, to_field, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), 1.0
 
-    def _detect(self, seen: np.ndarray, scale: float) -> np.ndarray:
-        """The detector's boxes on ``seen`` (see :meth:`_detector_field`) in half-size field pixels."""
-        boxes = detect(seen, scales=[scale])
+    def _look_regions(
+        self, look: np.ndarray, seen: np.ndarray, scale: float
+    ) -> list[tuple[float, float, float, float]] | None:
+        """The parts of ``seen`` to look for dice in: those of the tiles in ``look``, one per
+        group of tiles whose views overlap (none when no tile is); ``None`` (look at the whole
+        field) when the views would together take in most of it."""
+        ratio = seen.shape[1] / round(FIELD_W * SCALE)
+        step = TILE * ratio
+        reach = DET_CONTEXT / scale
+        count, _, stats, _ = cv2.connectedComponentsWithStats(look.astype(np.uint8), connectivity=8)
+        boxes = [
+            [x * step - reach, y * step - reach, (x + w) * step + reach, (y + h) * step + reach]
+            for x, y, w, h, _ in stats[1:count]
+        ]
+        merged = True
+        while merged:
+            merged = False
+            for i in range(len(boxes)):
+                for j in range(i + 1, len(boxes)):
+                    a, b = boxes[i], boxes[j]
+                    if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                        boxes[i] = [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+                        del boxes[j]
+                        merged = True
+                        break
+                if merged:
+                    break
+        height, width = seen.shape[:2]
+        area = sum((min(x1, width) - max(x0, 0)) * (min(y1, height) - max(y0, 0)) for x0, y0, x1, y1 in boxes)
+        if area > LOOK_WHOLE * width * height:
+            return None
+        return [(x0 + reach, y0 + reach, x1 - reach, y1 - reach) for x0, y0, x1, y1 in boxes]
+
+    def _detect(
+        self, seen: np.ndarray, scale: float, regions: list[tuple[float, float, float, float]] | None = None
+    ) -> np.ndarray:
+        """The detector's boxes on ``seen`` (see :meth:`_detector_field`) in half-size field
+        pixels, centred in ``regions`` of ``seen`` (by default anywhere)."""
+        boxes = detect(seen, scales=[scale], regions=regions)
         ratio = seen.shape[1] / round(FIELD_W * SCALE)
         if ratio != 1.0 and len(boxes):
             boxes[:, :4] /= ratio

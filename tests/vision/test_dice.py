@@ -15,7 +15,7 @@ from bench.vision_dice import _summary, measure_photo
 from engine.position import Position
 from tools.train_dice import DATA_DIR, Photo, load_photos
 from vision.calibration import calibrate
-from vision.dice import CONFIDENT, DieReading, classify_face, read_dice
+from vision.dice import CONFIDENT, DieReading, classify_face, detect, read_dice
 from vision.reader import BoardReader
 from vision.render import STYLES, CubeSpec, DieSpec, Scene, render
 from vision.render import pip_layout as render_pips
@@ -170,6 +170,25 @@ def test_the_board_reader_takes_no_doubling_cube_for_a_die(style: str) -> None:
             # A cube in the middle shows 64 and stands for 1.
             shown = value if owner is not None else 1
             assert reading.cube is not None and reading.cube.value == shown, (value, owner, half)
+
+
+def test_the_detector_finds_in_a_part_what_it_finds_there_in_the_whole(photos: list[Photo]) -> None:
+    checked = 0
+    for photo in [p for p in photos if p.part == "test"][::40][:12]:
+        image = photo.image()
+        whole = detect(image)
+        if not len(whole):
+            continue
+        x, y, w, h, _ = whole[0]
+        region = (float(x - w), float(y - h), float(x + 2 * w), float(y + 2 * h))
+        part = detect(image, regions=[region])
+        centres = part[:, :2] + part[:, 2:4] / 2
+        # Only boxes centred in the part, and the best of the whole image's among them, as it was.
+        assert ((centres >= region[:2]) & (centres < region[2:])).all(), photo.key
+        assert np.abs(part[:, :5] - whole[0]).max(axis=1).min() < 0.01, photo.key
+        assert len(detect(image, regions=[])) == 0
+        checked += 1
+    assert checked >= 8
 
 
 def test_no_dice_in_empty_images() -> None:

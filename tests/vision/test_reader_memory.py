@@ -71,6 +71,7 @@ class Counted:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.strips = 0
         self.detections = 0
+        self.regions: list[Any] = []
         real_net = points_net.probabilities
         real_detect = reader_module.detect
 
@@ -80,6 +81,7 @@ class Counted:
 
         def detect(*args: Any, **kwargs: Any) -> np.ndarray:
             self.detections += 1
+            self.regions.append(kwargs.get("regions"))
             return real_detect(*args, **kwargs)
 
         monkeypatch.setattr(points_net, "probabilities", net)
@@ -87,6 +89,7 @@ class Counted:
 
     def reset(self) -> None:
         self.strips = self.detections = 0
+        self.regions = []
 
 
 DICE = (
@@ -152,6 +155,28 @@ def test_a_move_is_read_where_it_was_made(board: Board, monkeypatch: pytest.Monk
     # Only where the dice lay changed: one look (the grey one) tells they are gone.
     assert counted.detections == 1
     assert empty.points == reading.points
+
+
+def test_a_roll_is_looked_for_only_where_the_frame_changed(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = board.frame(_scene(Position.STARTING))
+    thrown = board.frame(_scene(Position.STARTING, DICE))
+    counted = Counted(monkeypatch)
+    reader = BoardReader(board.profile, points="net")
+    assert reader.read(before).dice == ()
+    assert counted.regions == [None, None, None]  # read whole: every look over the whole field
+    counted.reset()
+    reading = reader.read(thrown)
+    assert sorted(d.value for d in reading.dice) == [3, 5]
+    # One look, at the parts where the dice landed (in half-size field pixels; the field is
+    # 600 x 500 there): together far less than the field.
+    assert counted.detections == 1
+    regions = counted.regions[0]
+    assert regions is not None and 1 <= len(regions) <= 2
+    assert sum((x1 - x0) * (y1 - y0) for x0, y0, x1, y1 in regions) < 0.2 * 600 * 500
+    # The dice are read as looking over the whole field reads them.
+    whole = BoardReader(board.profile, points="net", remember=False).read(thrown)
+    assert [d.value for d in reading.dice] == [d.value for d in whole.dice]
+    assert [d.confidence for d in reading.dice] == pytest.approx([d.confidence for d in whole.dice], abs=0.01)
 
 
 def test_the_light_changing_reads_the_frame_whole(board: Board, monkeypatch: pytest.MonkeyPatch) -> None:
