@@ -369,6 +369,7 @@ def measure_3d(folder: Path) -> dict[str, Any]:
         (path, label), rest = frames[0], frames[1:]
         image = cv2.imread(str(path))
         try:
+            # Not told the dice's size, as `vision calibrate` usually is not: real dice's is assumed.
             profile = calibrate(image, np.asarray(label["corners"]), bar_fraction=float(label["bar_fraction"]))
         except (CalibrationError, ProfileError):
             refused += 1

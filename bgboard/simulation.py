@@ -387,7 +387,8 @@ class DemoGame:
         style, camera, lighting = setup or demo_setup()
         start = board_scene(Position.STARTING, 1, cube=CubeSpec(1, None))
         shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
-        reader = BoardReader(calibrate(shot.image, shot.corners))
+        # The demo's board is its own: its dice's size is known, as a user gives theirs.
+        reader = BoardReader(calibrate(shot.image, shot.corners, die_fraction=style.die_fraction))
         initial = record.initial_state(game)
         self.names = (record.players[0], record.players[1])
         self.match_id = store.start_match(

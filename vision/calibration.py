@@ -209,8 +209,8 @@ def calibrate(
         default for the benchmarks and tests, which calibrate on many random rendered boards
         and count what a profile gets wrong, a poor one too.
     :param die_fraction: the side of this board's dice as a fraction of a checker's diameter
-        (real dice are 0.4 to 0.5, the default is what the renderer draws): the reader looks for
-        dice of that size.
+        (real dice are 0.4 to 0.5, as the default is; the 2D renderer draws 0.65): the reader
+        looks for dice of that size.
     :raises CalibrationError: the die fraction is out of range, the corners or markers are
         wrong, or the image does not show the position (checker colours not told apart, or not
         read back as it with confidence), or something lies over the board.

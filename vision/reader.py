@@ -51,7 +51,7 @@ from vision.features import (
     tray_side_mask,
 )
 from vision.geometry import FIELD_H, FIELD_W
-from vision.profile import DIE_FRACTION, ROBUST_CLIP, Gaussian, Profile, ProfileError
+from vision.profile import ROBUST_CLIP, Gaussian, Profile, ProfileError
 from vision.reading import BoardReading, CubeReading, DieOnBoard
 from vision.strips import (
     BAR_LOWER,
@@ -86,6 +86,9 @@ BORDER_SHARE = 0.004
 #: The share of the frame's side beside the trays changed since the last clear frame, with as
 #: many checkers borne off, that means an arm is over it (a checker in the tray is about 7%).
 TRAY_SHARE = 0.05
+#: The dice's size (a side over a checker's diameter) the constants below were tuned for: the
+#: 2D renderer's. Other sizes scale them (the profile's ``die_fraction``).
+TUNED_DIE_FRACTION = 0.65
 #: The detector sees the rectified field at the scale that makes half a checker this many
 #: pixels, for dice of the renderer's size, 0.65 of a checker; smaller dice (the profile's
 #: ``die_fraction``) are seen bigger by as much, so that a die has as many pixels. A die turned
@@ -268,8 +271,7 @@ class BoardReader:
         self.homography = profile.homography
         self.sampler = FieldSampler(profile.geometry)
         self.models = profile.models
-        # The dice's size against the renderer's, which the constants above were tuned on.
-        self._die_scale = profile.die_fraction / DIE_FRACTION
+        self._die_scale = profile.die_fraction / TUNED_DIE_FRACTION
         self._die_span = DIE_SPAN * self._die_scale * self.sampler.d
         self._point_colour, self._point_seam, self._point_ring = _label_table(expected, range(MAX_STACK + 1))
         self._bar_colour, self._bar_seam, self._bar_ring = _label_table(expected_bar, range(MAX_BAR + 1))

@@ -77,7 +77,7 @@ def referee_config(profile: Path, store: Path) -> Config:
 def save_profile(path: Path) -> Path:
     """Calibrate on a rendered starting position and write the profile to ``path``."""
     shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, seed=1)
-    calibrate(shot.image, shot.corners).save(path)
+    calibrate(shot.image, shot.corners, die_fraction=STYLE.die_fraction).save(path)
     return path
 
 

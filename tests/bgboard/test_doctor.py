@@ -56,7 +56,7 @@ def bare_profile(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A profile of the same board without corner markers on its frame."""
     shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, markers=False, seed=1)
     path = tmp_path_factory.mktemp("bare") / "board.toml"
-    calibrate(shot.image, shot.corners, check=True).save(path)
+    calibrate(shot.image, shot.corners, check=True, die_fraction=STYLE.die_fraction).save(path)
     return path
 
 

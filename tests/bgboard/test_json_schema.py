@@ -75,7 +75,10 @@ def test_the_demo_and_replay_print_the_same_keys_for_the_same_game(no_user_confi
     samples = write_samples(tmp_path / "samples", moves=2)
     out = io.StringIO()
     board = tmp_path / "board.toml"
-    assert main(["vision", "calibrate", str(samples.start), "--markers", "-o", str(board)], out=out) == 0
+    assert (
+        main(["vision", "calibrate", str(samples.start), "--markers", "--die-size", "0.65", "-o", str(board)], out=out)
+        == 0
+    )
     config = Config().with_overrides(camera_profile=str(board), match_players="lasse,hbaltaci61", match_length="3")
     replayed = io.StringIO()
     replay(str(samples.start.parent / "photos"), config, out=replayed, json_lines=True, hold=2.0)

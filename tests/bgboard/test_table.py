@@ -31,7 +31,7 @@ from vision.stabiliser import MotionGate
 @pytest.fixture(scope="module")
 def reader() -> BoardReader:
     shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, seed=1)
-    return BoardReader(calibrate(shot.image, shot.corners))
+    return BoardReader(calibrate(shot.image, shot.corners, die_fraction=STYLE.die_fraction))
 
 
 class Run:
@@ -331,7 +331,7 @@ def test_without_a_hint_engine_the_hint_button_says_so(run: Run) -> None:
 def test_the_reader_learns_the_board_from_what_the_match_records() -> None:
     # A reader of its own: learning changes its profile's references.
     shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, seed=1)
-    reader = BoardReader(calibrate(shot.image, shot.corners))
+    reader = BoardReader(calibrate(shot.image, shot.corners, die_fraction=STYLE.die_fraction))
     assert reader.points_by == "net"
     refs = reader.profile.references
     assert refs is not None and refs.borrowed[23]  # two checkers on the 24-point at the start

@@ -27,7 +27,7 @@ def _scene(position: Position, dice: tuple[DieSpec, ...]) -> Scene:
 @pytest.fixture(scope="module")
 def classic() -> tuple[BoardReader, Profile]:
     shot = render(Scene(points=START), style=STYLES["classic"], seed=1)
-    profile = calibrate(shot.image, shot.corners)
+    profile = calibrate(shot.image, shot.corners, die_fraction=STYLES["classic"].die_fraction)
     return BoardReader(profile), profile
 
 
@@ -122,7 +122,7 @@ def test_flat_dice_on_dark_wood_are_read_flat_and_sure_enough() -> None:
     # of its size range, missed those showing few pips.
     style = STYLES["dark-wood"]
     shot = render(Scene(points=START), style=style, seed=2)
-    reader = BoardReader(calibrate(shot.image, shot.corners))
+    reader = BoardReader(calibrate(shot.image, shot.corners, die_fraction=style.die_fraction))
     rng = random.Random(8)
     right = total = 0
     for i in range(6):

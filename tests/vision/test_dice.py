@@ -159,7 +159,7 @@ def test_the_board_reader_takes_no_doubling_cube_for_a_die(style: str) -> None:
     # camera"); the board's reader finds the dice on the field and reads the cube for what it is.
     board = STYLES[style]
     start = render(Scene(points=START, cube=CubeSpec()), style=board)
-    reader = BoardReader(calibrate(start.image, start.corners))
+    reader = BoardReader(calibrate(start.image, start.corners, die_fraction=board.die_fraction))
     for value, owner in ((2, 1), (4, 2), (8, 1), (16, 2), (32, 1), (64, None)):
         for half in ("left", "right"):
             dice = (DieSpec(5, half=half), DieSpec(2, half=half))
