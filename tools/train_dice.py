@@ -44,6 +44,7 @@ Only this script needs torch; the shipped reader runs the ONNX files with OpenCV
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import pickle
 import shutil
@@ -728,7 +729,7 @@ RENDER_SEED = 10**8
 #: The share of the classifier's crops that are synthetic, and how it is split: the negatives,
 #: and as many dice (the rendered boards' own, ``board_dice``, and drawn ones).
 SYNTHETIC_SHARE = 0.15
-SYNTHETIC_KINDS = {"sheets": 0.25, "boards": 0.25, "cubes": 0.15, "board_dice": 0.15, "dice": 0.2}
+SYNTHETIC_KINDS = {"sheets": 0.25, "boards": 0.25, "cubes": 0.15, "board_dice": 0.15, "dice": 0.2, "rendered3d": 0.5}
 #: Synthetic negatives bigger than this (pixels) are kept shrunk to it: still over the
 #: classifier's crop, and a tenth of the memory of :data:`REGION_DIE`.
 REGION_NEGATIVE = 40.0
@@ -1187,6 +1188,37 @@ def classifier_items(cache: PhotoCache, mined: list[tuple[int, np.ndarray, int]]
     return items + mined
 
 
+def rendered_dice(folder: Path, held_out: bool) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """The flat dice of 3D-rendered frames (``python -m tools.render3d``) as synthetic crops:
+    ``(patch round the die, its box in the patch, face - 1)``.
+
+    Real-sized dice seen at a slant under a lamp, side faces, shadows and blur showing, beside
+    checkers: what the photos hold little of. The setups are split as the vision bench splits
+    them (``bench/vision.py``: seed 0 modulo 5 held out), ``held_out`` picks which part.
+    """
+    out = []
+    for setup in sorted(p for p in folder.iterdir() if p.is_dir()):
+        digits = "".join(ch for ch in setup.name if ch.isdigit())
+        seed = int(digits) if digits else zlib.crc32(setup.name.encode())
+        if (seed % 5 == 0) != held_out:
+            continue
+        for label_file in sorted(p for p in setup.glob("*.json") if p.stem.isdigit()):
+            image_file = label_file.with_suffix(".jpg")
+            label = json.loads(label_file.read_text(encoding="utf-8"))
+            if not image_file.exists() or label.get("hand") or not label.get("dice"):
+                continue
+            image = cv2.imread(str(image_file))
+            for die in label["dice"]:
+                if not die.get("flat", True):
+                    continue
+                x, y, w, h = (float(v) for v in die["box"])
+                grow = 2.0 * max(w, h)
+                x0, y0 = max(0, int(x - grow)), max(0, int(y - grow))
+                patch = image[y0 : int(y + h + grow), x0 : int(x + w + grow)].copy()
+                out.append((patch, np.array([x - x0, y - y0, w, h], np.float32), int(die["value"]) - 1))
+    return out
+
+
 def train_classifier(
     train: PhotoCache,
     mined: list[tuple[int, np.ndarray, int]],
@@ -1402,6 +1434,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--negatives", type=float, default=1.0, help="how many synthetic negative pictures, times the usual (0: none)"
     )
+    parser.add_argument(
+        "--frames3d", type=Path, help="3D-rendered setups (python -m tools.render3d) whose dice it learns too"
+    )
     parser.add_argument("--stages", default="detector,mine,negatives,classifier,export")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
@@ -1467,6 +1502,13 @@ def main(argv: list[str] | None = None) -> int:
         if negatives_file.exists() and args.negatives > 0:
             with negatives_file.open("rb") as f:
                 negatives = pickle.load(f)
+        if args.frames3d is not None:
+            negatives["learn"]["rendered3d"] = rendered_dice(args.frames3d, held_out=False)
+            negatives["check"]["rendered3d"] = rendered_dice(args.frames3d, held_out=True)
+            log(
+                f"3D-rendered dice: {len(negatives['learn']['rendered3d'])} to learn from,"
+                f" {len(negatives['check']['rendered3d'])} held out"
+            )
         cls = train_classifier(
             train, train_items, val_items, val, args.cls_epochs, args.seed, log, negatives["learn"], negatives["check"]
         )
