@@ -37,9 +37,9 @@ class CubeFound:
 
 
 @lru_cache(maxsize=32)
-def _templates(size: int) -> dict[int, list[np.ndarray]]:
-    """The six numbers as ink masks ``size`` pixels square, in four turns each."""
-    out: dict[int, list[np.ndarray]] = {}
+def _templates(size: int) -> dict[int, np.ndarray]:
+    """The six numbers as ink masks ``size`` pixels square, upright (the crops are turned)."""
+    out: dict[int, np.ndarray] = {}
     for value in FACES:
         text = str(value)
         font = cv2.FONT_HERSHEY_DUPLEX
@@ -52,7 +52,7 @@ def _templates(size: int) -> dict[int, list[np.ndarray]]:
         (tw, th), _ = cv2.getTextSize(text, font, scale, thick)
         cv2.putText(canvas, text, ((n - tw) // 2, (n + th) // 2), font, scale, 255, thick, cv2.LINE_AA)
         small = cv2.resize(canvas, (size, size), interpolation=cv2.INTER_AREA)
-        out[value] = [np.ascontiguousarray(np.rot90(small, k)) for k in range(4)]
+        out[value] = small
     return out
 
 
@@ -121,8 +121,7 @@ def _matches(inks: list[np.ndarray], size: int) -> list[tuple[float, int, int]]:
     out = []
     for scale in (0.9, 1.1):
         n = max(10, round(size * scale))
-        for value, turns in _templates(n).items():
-            template = turns[0]
+        for value, template in _templates(n).items():
             result = cv2.matchTemplate(stack, template, cv2.TM_CCOEFF_NORMED)
             for (index, piece), y in zip(pieces, tops, strict=True):
                 h, w = piece.shape
