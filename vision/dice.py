@@ -270,8 +270,9 @@ def detect(
                 for x0, y0, x1, y1 in regions:
                     inside |= (cx >= x0) & (cx < x1) & (cy >= y0) & (cy < y1)
                 boxes = boxes[inside]
-            found.append(boxes)
-    if not found or not sum(len(b) for b in found):
+            if len(boxes):
+                found.append(boxes)
+    if not found:
         return np.zeros((0, 5), np.float32)
     boxes = np.concatenate(found)
     keep = cv2.dnn.NMSBoxes(boxes[:, :4].tolist(), boxes[:, 4].tolist(), threshold, DET_NMS_IOU)
