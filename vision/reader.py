@@ -50,7 +50,7 @@ from vision.features import (
     rectify,
     tray_side_mask,
 )
-from vision.geometry import FIELD_H, FIELD_W
+from vision.geometry import FIELD_H, FIELD_W, slot_layer
 from vision.profile import ROBUST_CLIP, Gaussian, Profile, ProfileError
 from vision.reading import BoardReading, CubeReading, DieOnBoard
 from vision.strips import (
@@ -172,6 +172,13 @@ KEEP_DIE = 0.6
 #: What a die's shadow leaves of the light on the ground under it (about what the renderer's
 #: deepest shadows leave; real ones under a lamp are alike).
 SHADOW_DEPTH = 0.5
+#: A 1 read with its middle this close to the middle of a checker the reader counts (checker
+#: diameters) is that checker's glint or centre mark, not a die: a glossy checker under a lamp
+#: shows one bright dot in a dark disc, which reads as a 1 with confidence. A die leaning on a
+#: checker lies farther off (0.38 at the least on 3D-rendered boards, against 0.21 at the most
+#: for the glints read as dice there); any other face read there is a die resting on the
+#: checker, and is called cocked.
+ON_CHECKER = 0.3
 
 
 def _stack_prior() -> np.ndarray:
@@ -395,6 +402,15 @@ class BoardReader:
 
     # -- reading -----------------------------------------------------------------------------
 
+    def _model_logits(self, feats: dict[str, np.ndarray], under: np.ndarray | None) -> np.ndarray:
+        """The models' log-odds over (side, size) for every point, laid out flat as
+        ``(2 * 16, 24)``: their scores softened, plus the stack prior."""
+        scores, _ = self._point_scores(feats, under)
+        logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
+        logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
+        flat: np.ndarray = logits.reshape(2 * (MAX_STACK + 1), 24)
+        return flat
+
     def read(self, image: np.ndarray, *, cube: bool = True, dice: bool = True) -> BoardReading:
         """Read one frame (BGR, the size the profile was made for).
 
@@ -407,23 +423,28 @@ class BoardReader:
         field_image = rectify(image, self.homography)
         tiles, changed = self._changes(field_image)
         feats = self.sampler.sample(field_image)
-        found_dice = self._find_dice(field_image, image, changed) if dice else []
-        under = self._under_dice(found_dice)
-        scores, _ = self._point_scores(feats, under)
-        # Logits over (side, size) for every point: scores softened, plus the stack prior.
-        logits = scores / TEMPERATURE + STACK_PRIOR[None, :, None]
-        logits[1, 0] = -np.inf  # "nothing" is counted once, as side 0 size 0
-        model_flat = logits.reshape(2 * (MAX_STACK + 1), 24)
         strip_probs = None
         if self._cutter is not None:
             strip_probs = self._strip_probabilities(image, changed)
             flat, bar, bar_conf = self._from_strips(strip_probs)
+            first = flat
         else:
-            flat = model_flat
+            first = self._model_logits(feats, None)
             bar, bar_conf = self._read_bar(feats)
+        choice = self._conserve(first, first.argmax(axis=0), bar)
+        # The checkers as counted before the dice are looked for: a 1 in the middle of one is
+        # its glint, not a die.
+        middles = self._checker_middles([_count(int(c)) for c in choice]) if dice else None
+        found_dice = self._find_dice(field_image, image, changed, middles) if dice else []
+        under = self._under_dice(found_dice)
+        model_flat = first
+        if under.any() or self._cutter is not None:
+            model_flat = self._model_logits(feats, under)
+        if self._cutter is None:
+            flat = model_flat
+            if under.any():
+                choice = self._conserve(flat, flat.argmax(axis=0), bar)
         probabilities = _softmax(flat, axis=0)
-        choice = flat.argmax(axis=0)
-        choice = self._conserve(flat, choice, bar)
         found = self._read_cube(field_image, changed) if cube else None
         if found is not None and self.profile.cube_kind != "track":
             # On a board whose bar is narrower than the cube, the cube lying at the bar's
@@ -864,7 +885,11 @@ class BoardReader:
         )
 
     def _find_dice(
-        self, field_image: np.ndarray, image: np.ndarray, changed: np.ndarray | None = None
+        self,
+        field_image: np.ndarray,
+        image: np.ndarray,
+        changed: np.ndarray | None = None,
+        middles: np.ndarray | None = None,
     ) -> list[tuple[np.ndarray, int, float]]:
         """Dice on the rectified field: ``(box x, y, w, h in its pixels, face, confidence)``.
 
@@ -874,8 +899,9 @@ class BoardReader:
         than two dice are found, it looks again on the red-green axis, where a red die on a
         green cloth (the cloth's grey) stands out, then on the grey turned negative, where a
         black die with white pips looks like the white dice it mostly learnt from. A roll is two
-        dice: of more, the two read with the most confidence (a checker's centre mark taken for
-        a 1 reads with less). Boxes whose centres lie closer than half a die's span are one die
+        dice: of more, the two read with the most confidence. A 1 read in the middle of a
+        checker (``middles``, from :meth:`_checker_middles`) is its glint or centre mark, not a
+        die (see :data:`ON_CHECKER`). Boxes whose centres lie closer than half a die's span are one die
         (a part of it boxed besides the whole, or the same die seen again on another view): the
         most confident reading of it stands for it.
 
@@ -914,7 +940,7 @@ class BoardReader:
         seen, scale = self._detector_field(field_image, image, scale)
         apart = 0.5 * self._die_span
         regions = None if look is None else self._look_regions(look, seen, scale)
-        new = self._read_boxes(image, self._detect(seen, scale, regions))
+        new = self._read_boxes(image, self._detect(seen, scale, regions), middles)
         looks = {id(die): "grey" for die in new}
         found = self._distinct(kept + new, apart)
         for view in (_red_green, _negative):
@@ -926,7 +952,7 @@ class BoardReader:
             if found and len(more):
                 # Only where an earlier look found no die.
                 more = more[_centre_distance(more, np.stack([f[0] for f in found])).min(axis=1) >= apart]
-            new = self._read_boxes(image, more)
+            new = self._read_boxes(image, more, middles)
             looks.update((id(die), view.__name__) for die in new)
             found = self._distinct(found + new, apart)
         # A die kept from the last read was found by one of the looks that found the dice then.
@@ -934,6 +960,16 @@ class BoardReader:
             *({looks[id(die)]} if id(die) in looks else self._dice_looks for die in found[:2])
         )
         return found[:2]
+
+    def _checker_middles(self, points: list[int]) -> np.ndarray:
+        """Where the middles of the checkers of ``points`` (as :attr:`BoardReading.points`) lie
+        on the half-size field, ``(n, 2)``: the top checker of each pile and those under it."""
+        middles = [
+            self.sampler.points[index, 2 * k + layer]
+            for index, count in enumerate(points)
+            for layer, k in (slot_layer(slot) for slot in range(abs(count)))
+        ]
+        return np.asarray(middles, dtype=np.float32).reshape(-1, 2)
 
     def _detector_field(self, field_image: np.ndarray, image: np.ndarray, scale: float) -> tuple[np.ndarray, float]:
         """The field the detector looks at, and the scale to run it at on that field.
@@ -1003,8 +1039,11 @@ class BoardReader:
                 kept.append(reading)
         return kept
 
-    def _read_boxes(self, image: np.ndarray, boxes: np.ndarray) -> list[tuple[np.ndarray, int, float]]:
-        """The detector's boxes that can be dice, with the faces the classifier reads on them.
+    def _read_boxes(
+        self, image: np.ndarray, boxes: np.ndarray, middles: np.ndarray | None = None
+    ) -> list[tuple[np.ndarray, int, float]]:
+        """The detector's boxes that can be dice, with the faces the classifier reads on them,
+        less the 1s in the middle of a checker (``middles``, see :data:`ON_CHECKER`).
 
         The boxes the detector is surest of are read first; the rest only when those do not
         give two dice read with confidence (a roll is two dice).
@@ -1019,11 +1058,25 @@ class BoardReader:
             if any(math.hypot(cx - sx, cy - sy) < 0.45 * d for sx, sy in self._cube_spots):
                 continue
             kept.append(box)
-        found = self._read_candidates(image, kept[:FIRST_READ])
+        found = self._not_glints(self._read_candidates(image, kept[:FIRST_READ]), middles)
         sure = [f for f in self._distinct(found, 0.5 * self._die_span) if f[2] >= SECOND_LOOK]
         if len(sure) < 2 and len(kept) > FIRST_READ:
-            found += self._read_candidates(image, kept[FIRST_READ:])
+            found += self._not_glints(self._read_candidates(image, kept[FIRST_READ:]), middles)
         return found
+
+    def _not_glints(
+        self, found: list[tuple[np.ndarray, int, float]], middles: np.ndarray | None
+    ) -> list[tuple[np.ndarray, int, float]]:
+        """``found`` less the 1s whose middles lie within :data:`ON_CHECKER` of a checker's."""
+        if middles is None or not len(middles):
+            return found
+        reach = ON_CHECKER * self.sampler.d
+        kept = []
+        for die in found:
+            x, y, w, h = (float(v) for v in die[0][:4])
+            if die[1] != 1 or np.hypot(middles[:, 0] - (x + w / 2), middles[:, 1] - (y + h / 2)).min() >= reach:
+                kept.append(die)
+        return kept
 
     def _read_candidates(self, image: np.ndarray, kept: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
         """Read the faces on boxes that can be dice (see :meth:`_read_boxes`)."""

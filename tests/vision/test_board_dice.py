@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import cv2
 import numpy as np
 import pytest
 
@@ -92,6 +93,48 @@ def test_a_die_resting_on_a_checker_is_cocked(classic: tuple[BoardReader, Profil
     shot = render(Scene(points=START, dice=(DieSpec(4, position=(x, y)),)), style=STYLES["classic"], seed=11)
     reading = reader.read(shot.image)
     assert [d.flat for d in reading.dice] == [False]
+
+
+def _glints(image: np.ndarray, profile: Profile, points: tuple[int, ...]) -> np.ndarray:
+    """``image`` with a lamp's glint, a bright dot, in the middle of each point's first checker."""
+    geometry = profile.geometry
+    d = geometry.checker_diameter
+    out = image.copy()
+    for point in points:
+        row, _ = geometry.column(point)
+        x, y = geometry.point_center_x(point), 0.5 * d if row == 0 else 1000 - 0.5 * d
+        cx, cy = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), profile.homography)[0, 0]
+        radius = max(2, round(0.06 * d * float(np.hypot(*profile.homography[:2, 0]))))
+        cv2.circle(out, (round(cx), round(cy)), radius, (250, 250, 250), -1, cv2.LINE_AA)
+    return out
+
+
+def test_a_glint_in_the_middle_of_a_checker_is_no_die(classic: tuple[BoardReader, Profile]) -> None:
+    reader, profile = classic
+    dice = (DieSpec(3, half="right"), DieSpec(5, half="right"))
+    shot = render(Scene(points=START, dice=dice), style=STYLES["classic"], seed=21)
+    image = _glints(shot.image, profile, (1, 6, 8, 12, 13, 17, 19, 24))
+    # The dice's finder alone reads the dots on the dark checkers as 1s, surely...
+    reader.forget()
+    found = reader._find_dice(rectify(image, profile.homography), image)
+    assert any(value == 1 and confidence >= 0.9 for _, value, confidence in found)
+    # ...but they lie in the middle of checkers the reader counts: the roll is the two dice.
+    reading = reader.read(image)
+    assert sorted(d.value for d in reading.dice) == [3, 5]
+    assert reading.points == START
+
+
+def test_a_die_showing_1_beside_a_checker_is_a_die(classic: tuple[BoardReader, Profile]) -> None:
+    reader, profile = classic
+    geometry = profile.geometry
+    # On the bare 5-point, a checker's width from the 6-point's stack.
+    x, y = geometry.point_center_x(5), geometry.checker_diameter * 0.6
+    if geometry.column(5)[0] != 0:
+        y = 1000 - y
+    dice = (DieSpec(1, position=(x, y)), DieSpec(1, half="left"))
+    shot = render(Scene(points=START, dice=dice), style=STYLES["classic"], seed=22)
+    reading = reader.read(shot.image)
+    assert [d.value for d in reading.dice] == [1, 1]
 
 
 def test_dice_are_read_on_other_boards_and_lights() -> None:
