@@ -387,7 +387,7 @@ def _border_change(profile: Any, frame: np.ndarray) -> float:
 
     from vision.features import border_band, border_mask
 
-    now = border_band(frame, profile.homography).astype(np.float32)
+    now = border_band(frame, profile.homography, mean=profile.border_mean).astype(np.float32)
     then = np.asarray(profile.border, dtype=np.float32).reshape(now.shape)
     mask = border_mask(None)
     diff = now - then

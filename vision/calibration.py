@@ -257,6 +257,7 @@ def calibrate(
     profile.cube_kind = "track" if track is not None and track.value == 1 else "cube"
     profile.empty_means = _empty_means(features["points_colour"], points)
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
+    profile.border_mean = True
     cutter = StripCutter(profile.geometry, homography)
     strips, counts = cutter.colour(image), strip_counts(points, bar)
     profile.references = References.from_frame(strips, counts, profile.geometry)

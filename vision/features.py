@@ -213,23 +213,36 @@ BORDER = 0.07
 BORDER_SIZE = (80, 70)
 
 
-def border_band(image: np.ndarray, homography: np.ndarray) -> np.ndarray:
+#: The band is warped this many times larger, then shrunk by area: each of its pixels is then
+#: the mean of what lies under it, and a shift of part of a pixel changes it by part of the
+#: colours round it. Sampled once per pixel, a pixel on a printed marker or a sharp edge jumps
+#: from dark to light when the camera moves by a pixel or two.
+BORDER_OVERSAMPLE = 4
+
+
+def border_band(image: np.ndarray, homography: np.ndarray, *, mean: bool = True) -> np.ndarray:
     """The field and the frame round it, warped small, in Lab (see :func:`border_mask`).
 
     Nothing belongs there during play but the board's own frame: an arm reaching for the
     checkers crosses it. The right side, beside player 1's trays where borne-off checkers go,
     is left out.
+
+    :param mean: each pixel the mean of what lies under it (see :data:`BORDER_OVERSAMPLE`);
+        ``False``: sampled once at its centre, as profiles made before kept their calibration's.
     """
     w, h = BORDER_SIZE
+    k = BORDER_OVERSAMPLE if mean else 1
     mx, my = BORDER * FIELD_W, BORDER * FIELD_H
     # Small canvas -> extended field -> image.
     to_field = np.array(
-        [[(FIELD_W + 2 * mx) / w, 0, -mx], [0, (FIELD_H + 2 * my) / h, -my], [0, 0, 1]], dtype=np.float64
+        [[(FIELD_W + 2 * mx) / (k * w), 0, -mx], [0, (FIELD_H + 2 * my) / (k * h), -my], [0, 0, 1]], dtype=np.float64
     )
     warp = homography @ to_field
     small = cv2.warpPerspective(
-        image, warp, (w, h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+        image, warp, (k * w, k * h), flags=cv2.WARP_INVERSE_MAP | cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
+    if k > 1:
+        small = cv2.resize(small, (w, h), interpolation=cv2.INTER_AREA)
     result: np.ndarray = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
     return result
 
@@ -255,6 +268,7 @@ def border_mask(cube_end: str | None = None) -> np.ndarray:
     mask[:, :side_w] = True  # left
     mask[:side_h, :] = True  # top
     mask[h - side_h :, :] = True  # bottom
+    _clear_of_the_edge(mask)
     centre, gap = w // 2, max(2, round(w * CUBE_REST_GAP / 2))
     if cube_end == "top":
         mask[:side_h, centre - gap : centre + gap] = False
@@ -276,4 +290,13 @@ def tray_side_mask() -> np.ndarray:
     side_w, side_h = int(w * f * 0.8), int(h * f * 0.8)
     mask = np.zeros((h, w), dtype=bool)
     mask[side_h : h - side_h, w - side_w :] = True
+    _clear_of_the_edge(mask)
     return mask
+
+
+def _clear_of_the_edge(mask: np.ndarray) -> None:
+    """Leave out the band's outermost pixels: a board's own outer edge may lie just there, and
+    the camera nudged by a few pixels moves it in (what lay beyond is not in the band to
+    compare with)."""
+    mask[0, :] = mask[-1, :] = False
+    mask[:, 0] = mask[:, -1] = False

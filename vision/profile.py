@@ -106,6 +106,8 @@ class Profile:
         steps x 3), measured or estimated at calibration.
     :param border: Lab pixels of the board's frame round the field at calibration (see
         :func:`vision.features.border_band`), to notice an arm reaching over it.
+    :param border_mean: whether :attr:`border` holds each pixel's mean (profiles made before
+        hold one sample per pixel, and frames are compared with them sampled alike).
     :param references: what each point and half of the bar looks like bare under this camera
         and light (:class:`vision.strips.References`), for the learned point reader: cut at
         calibration, and learnt further from the positions confirmed in play.
@@ -122,6 +124,7 @@ class Profile:
     checker_fraction: float = 0.92
     position: str = ""
     border: list[int] = field(default_factory=list)
+    border_mean: bool = True
     empty_means: list[list[list[float]]] = field(default_factory=list)
     cube_kind: str = "cube"
     references: References | None = None
@@ -155,6 +158,7 @@ class Profile:
             f'cube_kind = "{self.cube_kind}"',
             f"die_fraction = {self.die_fraction:.4f}",
             f"border = [{', '.join(str(v) for v in self.border)}]",
+            f"border_mean = {'true' if self.border_mean else 'false'}",
             "empty_means = ["
             + ", ".join(
                 "[" + ", ".join("[" + ", ".join(f"{v:.2f}" for v in c) + "]" for c in row) + "]"
@@ -249,6 +253,7 @@ _KEYS: Final = {
     "cube_kind": False,
     "die_fraction": False,
     "border": False,
+    "border_mean": False,
     "empty_means": False,
     "references": False,
     "references_borrowed": False,
@@ -319,6 +324,9 @@ class _Checker:
         if texts["cube_kind"] not in ("cube", "track"):
             raise self.fail(f"cube_kind must be 'cube' or 'track', not {texts['cube_kind']!r}")
         border = self.border(data.get("border", []))
+        border_mean = data.get("border_mean", False)
+        if not isinstance(border_mean, bool):
+            raise self.fail(f"border_mean must be true or false, not {_short(border_mean)}")
         empty_means = self.empty_means(data.get("empty_means", []))
         models = self.models(data["models"])
         references = self.references(
@@ -336,6 +344,7 @@ class _Checker:
             checker_fraction=checker_fraction,
             position=texts["position"],
             border=border,
+            border_mean=border_mean,
             cube_kind=texts["cube_kind"],
             empty_means=empty_means,
             references=references,

@@ -478,7 +478,7 @@ class BoardReader:
         cube_end = None
         if found is not None and found.owner is not None and self.profile.cube_kind != "track":
             cube_end = "bottom" if found.owner == 1 else "top"
-        band = border_band(image, self.homography).astype(np.float32) if self.profile.border else None
+        band = self._band(image) if self.profile.border else None
         arm = band is not None and self._arm_over_frame(band, cube_end)
         on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
@@ -811,6 +811,10 @@ class BoardReader:
             out |= {i for i in range(24) if max(sign * points[i], 0) < max(sign * counted.points[i], 0)}
         return out
 
+    def _band(self, image: np.ndarray) -> np.ndarray:
+        """The frame's :func:`~vision.features.border_band`, made as the calibration's was."""
+        return border_band(image, self.homography, mean=self.profile.border_mean).astype(np.float32)
+
     def _calibration_band(self, band: np.ndarray) -> np.ndarray:
         return np.asarray(self.profile.border, dtype=np.float32).reshape(band.shape)
 
@@ -832,7 +836,7 @@ class BoardReader:
         mask = border_mask(cube_end)
         if not self.profile.border:
             return np.zeros_like(mask)
-        now = border_band(image, self.homography).astype(np.float32)
+        now = self._band(image)
         return _solid_changes(now, self._calibration_band(now), mask)
 
     def _hidden_points(self, feats: dict[str, np.ndarray], under: np.ndarray | None = None) -> set[int]:
@@ -1315,13 +1319,35 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return result
 
 
+#: The shifts (band pixels) of the earlier band a pixel of the new one is compared with.
+_NUDGES = tuple((dx, dy) for dx in (-0.5, 0.0, 0.5) for dy in (-0.5, 0.0, 0.5))
+
+
 def _solid_changes(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Where ``now`` differs from ``before`` (two :func:`~vision.features.border_band` images)
-    within ``mask``, as solid patches."""
-    diff = now - before
+    within ``mask``, as solid patches.
+
+    A pixel has changed when it differs from ``before`` as it is and as it would be moved by
+    half a pixel every way: the camera nudged by a few pixels (or the profile's corners a
+    little off) moves the frame's edges by part of a pixel of the band, and they would
+    otherwise show as changed along their length (on 3D-rendered frames moved 4 image pixels,
+    24 of 53 were taken for an arm over the frame)."""
     # A lamp turned up or down shifts every pixel alike; only what stands out counts.
-    diff -= np.median(diff[mask], axis=0)
-    changed = (np.sqrt((diff**2).sum(axis=2)) > BORDER_CHANGE) & mask
+    lit = now - np.median((now - before)[mask], axis=0)
+    h, w = before.shape[:2]
+    nearest = None
+    for dx, dy in _NUDGES:
+        moved = cv2.warpAffine(
+            before,
+            np.float32([[1, 0, dx], [0, 1, dy]]),
+            (w, h),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        gap = np.sqrt(((lit - moved) ** 2).sum(axis=2))
+        nearest = gap if nearest is None else np.minimum(nearest, gap)
+    assert nearest is not None
+    changed = (nearest > BORDER_CHANGE) & mask
     # Sensor noise and compression flip single pixels; an arm is a solid patch.
     solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     result: np.ndarray = solid.astype(bool)

@@ -15,6 +15,7 @@ from bench.seeded import self_play
 from bgboard.cli import main
 from engine.position import Position
 from vision.calibration import CalibrationError, calibrate, find_markers
+from vision.features import border_band
 from vision.profile import Profile, ProfileError
 from vision.reader import POINT_READERS, BoardReader
 from vision.render import STYLES, CubeSpec, Lighting, Scene, TrackSpec, random_setup, render
@@ -96,6 +97,28 @@ def test_a_hand_over_the_board_makes_the_reading_occluded(classic: tuple[BoardRe
         assert reading.confidence == 0.0
 
 
+def test_a_camera_nudged_by_a_few_pixels_sees_no_arm() -> None:
+    # A board without markers (its corners given): the frame's edges move by part of a pixel
+    # of the band compared with the calibration's; nothing lies over the frame, and the
+    # reading goes on as before.
+    classic = STYLES["classic"]
+    shot = render(Scene(points=START), style=classic, seed=1, markers=False)
+    reader = BoardReader(calibrate(shot.image, shot.corners))
+    for i, (dx, dy) in enumerate(((4, 0), (0, 4), (-3, 3), (3, -2))):
+        position = self_play(random.Random(5), 6)[i + 1]
+        image = render(_scene(position), style=classic, seed=950 + i, markers=False).image
+        moved = np.float32([[1, 0, dx], [0, 1, dy]])
+        nudged = cv2.warpAffine(image, moved, image.shape[1::-1], borderMode=cv2.BORDER_REPLICATE)
+        reader.forget()
+        reading = reader.read(nudged)
+        assert not reading.occluded, (dx, dy)
+        assert reading.points == _scene(position).points
+    # An arm over the frame is still seen.
+    arm = render(_scene(position), style=classic, seed=960, hand=True, markers=False).image
+    reader.forget()
+    assert reader.read(arm).occluded
+
+
 def test_a_profile_round_trips_through_toml(tmp_path: Path, classic: tuple[BoardReader, Profile]) -> None:
     _, profile = classic
     path = tmp_path / "board.toml"
@@ -106,6 +129,36 @@ def test_a_profile_round_trips_through_toml(tmp_path: Path, classic: tuple[Board
     assert again.border == profile.border
     frame = render(Scene(points=START), style=STYLES["classic"], seed=8).image
     assert BoardReader(again).read(frame).points == START
+
+
+def test_a_profile_made_before_the_band_was_averaged_compares_frames_alike(
+    tmp_path: Path, classic: tuple[BoardReader, Profile]
+) -> None:
+    # Such a profile keeps one sample per pixel of the frame round the field, and no
+    # border_mean: the reader samples its frames alike, and sees no arm in a clear one.
+    _, profile = classic
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=1)
+    path = tmp_path / "old.toml"
+    profile.save(path)
+    sampled = border_band(shot.image, profile.homography, mean=False)
+    text = path.read_text()
+    lines = [line for line in text.splitlines() if not line.startswith(("border_mean", "border ="))]
+    lines.append(f"border = [{', '.join(str(int(v)) for v in sampled.reshape(-1))}]")
+    path.write_text("\n".join(lines) + "\n")
+    old = Profile.load(path)
+    assert not old.border_mean
+    frame = render(Scene(points=START), style=STYLES["classic"], seed=9).image
+    reader = BoardReader(old)
+    assert np.array_equal(reader._band(frame), border_band(frame, old.homography, mean=False).astype(np.float32))
+    reading = reader.read(frame)
+    assert not reading.occluded and reading.points == START
+    assert Profile.load(_saved(tmp_path, profile)).border_mean
+
+
+def _saved(tmp_path: Path, profile: Profile) -> Path:
+    path = tmp_path / "new.toml"
+    profile.save(path)
+    return path
 
 
 def test_bad_calibration_input_is_refused_clearly() -> None:
