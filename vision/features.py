@@ -290,13 +290,14 @@ def tray_side_mask() -> np.ndarray:
     side_w, side_h = int(w * f * 0.8), int(h * f * 0.8)
     mask = np.zeros((h, w), dtype=bool)
     mask[side_h : h - side_h, w - side_w :] = True
-    _clear_of_the_edge(mask)
     return mask
 
 
 def _clear_of_the_edge(mask: np.ndarray) -> None:
     """Leave out the band's outermost pixels: a board's own outer edge may lie just there, and
     the camera nudged by a few pixels moves it in (what lay beyond is not in the band to
-    compare with)."""
+    compare with). The trays' side keeps them (:func:`tray_side_mask`): an arm reaching in
+    over the trays crosses them first, and that side is compared with the last clear frame,
+    where a nudge shows once and is then the side's new look."""
     mask[0, :] = mask[-1, :] = False
     mask[:, 0] = mask[:, -1] = False
