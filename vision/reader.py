@@ -172,6 +172,9 @@ KEEP_DIE = 0.6
 #: What a die's shadow leaves of the light on the ground under it (about what the renderer's
 #: deepest shadows leave; real ones under a lamp are alike).
 SHADOW_DEPTH = 0.5
+#: Piles of up to this many checkers show every checker from above; above it, the lower
+#: layers are partly hidden, and a count may be one short (see :func:`_short_piles`).
+PILE_SURE = 5
 #: A 1 read with its middle this close to the middle of a checker the reader counts (checker
 #: diameters) is that checker's glint or centre mark, not a die: a glossy checker under a lamp
 #: shows one bright dot in a dark disc, which reads as a 1 with confidence. A die leaning on a
@@ -487,7 +490,7 @@ class BoardReader:
             arm = self._arm_over_trays(band, off, home)
         occluded = len(hidden) >= 2 or arm
         vanished = self._vanished(points, off, home)
-        for index in vanished:
+        for index in vanished | _short_piles(points, off, home):
             confidence[index] = min(confidence[index], DOUBTED_AT)
         if not occluded and self.remember:
             # Counted even when checkers vanished: a checker the reader keeps missing is
@@ -496,6 +499,8 @@ class BoardReader:
             if not vanished:
                 self._trays_seen = band
         total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
+        if any(off[side] and not home[side] for side in (0, 1)):
+            total = min(total, DOUBTED_AT)
         return BoardReading(
             points=tuple(points),
             bar=bar,
@@ -1362,6 +1367,22 @@ class _Counted:
     points: tuple[int, ...]
     off: tuple[int, int]
     home: tuple[bool, bool]
+
+
+def _short_piles(points: list[int], off: tuple[int, int], home: tuple[bool, bool]) -> set[int]:
+    """Points (indexes) of the piles of more than :data:`PILE_SURE` checkers of a side read
+    short of fifteen while not all home.
+
+    Such a side has, in play, borne off none (only a side all home bears off; one hit while
+    bearing off is rare), so a checker of it is missing from the count; a tall pile, whose
+    lower checkers show least, is where it most likely hides. The reading as a whole is not
+    read with confidence either (see :meth:`BoardReader.read`).
+    """
+    out: set[int] = set()
+    for side, sign in ((0, 1), (1, -1)):
+        if off[side] and not home[side]:
+            out |= {i for i, count in enumerate(points) if sign * count > PILE_SURE}
+    return out
 
 
 def _all_home(points: list[int], bar: tuple[int, int]) -> tuple[bool, bool]:

@@ -126,3 +126,23 @@ def test_checkers_gone_from_a_side_that_cannot_bear_off_are_doubted(
     reading = reader.read(render(scene, style=CLASSIC, hand=True, seed=53).image)
     assert reading.points[7] == 0  # misread...
     assert reading.point_confidence[7] <= 0.5 and reading.confidence < 0.9  # ...but not surely
+
+
+def test_a_side_short_of_fifteen_while_not_home_is_not_read_surely(profile: Profile) -> None:
+    # Player 1 has 14 on the board, one of them outside his home board, and one borne off:
+    # in play that happens only when he is hit while bearing off. Far more often a checker of
+    # a tall pile was missed; that pile, and the board, are not read with confidence.
+    points = [3, 3, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, -3, -3, -3, -3, -3, 0]
+    scene = Scene(points=tuple(points), off=(1, 0))
+    reader = BoardReader(profile)
+    reading = reader.read(render(scene, style=CLASSIC, seed=31).image)
+    assert reading.points == scene.points and reading.off == (1, 0)
+    assert reading.point_confidence[15] <= 0.5
+    assert reading.confidence <= 0.5
+    # The same board with all fifteen on it is read surely.
+    points[0] += 1
+    whole = Scene(points=tuple(points))
+    reader.forget()
+    reading = reader.read(render(whole, style=CLASSIC, seed=32).image)
+    assert reading.points == whole.points and reading.off == (0, 0)
+    assert reading.point_confidence[15] > 0.9 and reading.confidence > 0.5
