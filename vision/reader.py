@@ -1324,10 +1324,6 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return result
 
 
-#: The shifts (band pixels) of the earlier band a pixel of the new one is compared with.
-_NUDGES = tuple((dx, dy) for dx in (-0.5, 0.0, 0.5) for dy in (-0.5, 0.0, 0.5))
-
-
 def _solid_changes(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """Where ``now`` differs from ``before`` (two :func:`~vision.features.border_band` images)
     within ``mask``, as solid patches.
@@ -1339,20 +1335,22 @@ def _solid_changes(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> np.
     24 of 53 were taken for an arm over the frame)."""
     # A lamp turned up or down shifts every pixel alike; only what stands out counts.
     lit = now - np.median((now - before)[mask], axis=0)
-    h, w = before.shape[:2]
-    nearest = None
-    for dx, dy in _NUDGES:
-        moved = cv2.warpAffine(
-            before,
-            np.float32([[1, 0, dx], [0, 1, dy]]),
-            (w, h),
-            flags=cv2.INTER_LINEAR,
-            borderMode=cv2.BORDER_REPLICATE,
-        )
-        gap = np.sqrt(((lit - moved) ** 2).sum(axis=2))
-        nearest = gap if nearest is None else np.minimum(nearest, gap)
-    assert nearest is not None
-    changed = (nearest > BORDER_CHANGE) & mask
+    # Moved half a pixel: the mean of a pixel and its neighbour (the edges repeated). Only the
+    # pixels in the mask are compared.
+    ys, xs = np.nonzero(mask)
+    padded = np.pad(before, ((1, 1), (1, 1), (0, 0)), mode="edge")
+    around = [[padded[ys + 1 + dy, xs + 1 + dx] for dx in (-1, 0, 1)] for dy in (-1, 0, 1)]
+    here = lit[ys, xs]
+    nearest = np.full(len(ys), np.inf, np.float32)
+    # Which of the three rows (then columns) round a pixel are averaged: up, none, down.
+    halves = ((0, 1), (1,), (1, 2))
+    for rows in halves:
+        row = [sum(around[k][j] for k in rows) / len(rows) for j in range(3)]
+        for columns in halves:
+            moved = sum(row[j] for j in columns) / len(columns)
+            np.minimum(nearest, ((here - moved) ** 2).sum(axis=1), out=nearest)
+    changed = np.zeros(mask.shape, bool)
+    changed[ys, xs] = nearest > BORDER_CHANGE**2
     # Sensor noise and compression flip single pixels; an arm is a solid patch.
     solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     result: np.ndarray = solid.astype(bool)
