@@ -50,7 +50,7 @@ from vision.features import (
     rectify,
     tray_side_mask,
 )
-from vision.geometry import FIELD_H, FIELD_W, slot_layer
+from vision.geometry import FIELD_H, FIELD_W, SLOTS, slot_layer
 from vision.profile import ROBUST_CLIP, Gaussian, Profile, ProfileError
 from vision.reading import BoardReading, CubeReading, DieOnBoard
 from vision.strips import (
@@ -970,13 +970,14 @@ class BoardReader:
         )
         return found[:2]
 
-    def _checker_middles(self, points: list[int]) -> np.ndarray:
+    def _checker_middles(self, points: list[int], *, bottom_only: bool = False) -> np.ndarray:
         """Where the middles of the checkers of ``points`` (as :attr:`BoardReading.points`) lie
-        on the half-size field, ``(n, 2)``: the top checker of each pile and those under it."""
+        on the half-size field, ``(n, 2)``: every checker of each pile, or with
+        ``bottom_only`` those lying on the board (the first five)."""
         middles = [
             self.sampler.points[index, 2 * k + layer]
             for index, count in enumerate(points)
-            for layer, k in (slot_layer(slot) for slot in range(abs(count)))
+            for layer, k in (slot_layer(slot) for slot in range(min(abs(count), SLOTS) if bottom_only else abs(count)))
         ]
         return np.asarray(middles, dtype=np.float32).reshape(-1, 2)
 
@@ -1077,15 +1078,10 @@ class BoardReader:
         self, found: list[tuple[np.ndarray, int, float]], middles: np.ndarray | None
     ) -> list[tuple[np.ndarray, int, float]]:
         """``found`` less the 1s whose middles lie within :data:`ON_CHECKER` of a checker's."""
-        if middles is None or not len(middles):
+        if middles is None:
             return found
         reach = ON_CHECKER * self.sampler.d
-        kept = []
-        for die in found:
-            x, y, w, h = (float(v) for v in die[0][:4])
-            if die[1] != 1 or np.hypot(middles[:, 0] - (x + w / 2), middles[:, 1] - (y + h / 2)).min() >= reach:
-                kept.append(die)
-        return kept
+        return [die for die in found if die[1] != 1 or not _near_middle(middles, die[0], reach)]
 
     def _read_candidates(self, image: np.ndarray, kept: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
         """Read the faces on boxes that can be dice (see :meth:`_read_boxes`)."""
@@ -1140,12 +1136,8 @@ class BoardReader:
             confidence *= UNSEEN_FLAT
         elif flat and ratio < FLAT_SURE:
             confidence *= 0.5 + 0.5 * (ratio - FLAT_RATIO) / (FLAT_SURE - FLAT_RATIO)
-        d = self.sampler.d
-        for index, count in enumerate(points):
-            for k in range(min(abs(count), 5)):
-                sx, sy = self.sampler.points[index, 2 * k]
-                if math.hypot(cx - sx, cy - sy) < 0.45 * d:
-                    flat = False
+        if _near_middle(self._checker_middles(points, bottom_only=True), box, 0.45 * self.sampler.d):
+            flat = False
         fx, fy = cx / SCALE, cy / SCALE
         ix, iy, iw = self.homography @ np.array([fx, fy, 1.0])
         half = "left" if fx < FIELD_W / 2 else "right"
@@ -1184,6 +1176,14 @@ def _grown(box: np.ndarray, margin: float) -> tuple[float, float, float, float]:
     """A die's box ``x, y, w, h`` as ``(x0, y0, x1, y1)``, ``margin`` wider on every side."""
     x, y, w, h = (float(v) for v in box[:4])
     return x - margin, y - margin, x + w + margin, y + h + margin
+
+
+def _near_middle(middles: np.ndarray, box: np.ndarray, reach: float) -> bool:
+    """Whether the centre of a box ``x, y, w, h`` lies within ``reach`` of one of ``middles``."""
+    if not len(middles):
+        return False
+    x, y, w, h = (float(v) for v in box[:4])
+    return bool(np.hypot(middles[:, 0] - (x + w / 2), middles[:, 1] - (y + h / 2)).min() < reach)
 
 
 def _centre_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
