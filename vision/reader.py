@@ -499,7 +499,7 @@ class BoardReader:
             if not vanished:
                 self._trays_seen = band
         total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
-        if any(off[side] and not home[side] for side in (0, 1)):
+        if _short_sides(off, home):
             total = min(total, DOUBTED_AT)
         return BoardReading(
             points=tuple(points),
@@ -1367,19 +1367,25 @@ class _Counted:
     home: tuple[bool, bool]
 
 
-def _short_piles(points: list[int], off: tuple[int, int], home: tuple[bool, bool]) -> set[int]:
-    """Points (indexes) of the piles of more than :data:`PILE_SURE` checkers of a side read
-    short of fifteen while not all home.
+def _short_sides(off: tuple[int, int], home: tuple[bool, bool]) -> list[int]:
+    """The sides (0, 1) read short of fifteen while not all home.
 
     Such a side has, in play, borne off none (only a side all home bears off; one hit while
-    bearing off is rare), so a checker of it is missing from the count; a tall pile, whose
-    lower checkers show least, is where it most likely hides. The reading as a whole is not
-    read with confidence either (see :meth:`BoardReader.read`).
+    bearing off is rare), so a checker of it is missing from the count. The reading as a whole
+    is not read with confidence (see :meth:`BoardReader.read`), nor its tall piles
+    (:func:`_short_piles`).
     """
+    return [side for side in (0, 1) if off[side] and not home[side]]
+
+
+def _short_piles(points: list[int], off: tuple[int, int], home: tuple[bool, bool]) -> set[int]:
+    """Points (indexes) of the piles of more than :data:`PILE_SURE` checkers of the
+    :func:`_short_sides`: a tall pile, whose lower checkers show least, is where a missed
+    checker most likely hides."""
     out: set[int] = set()
-    for side, sign in ((0, 1), (1, -1)):
-        if off[side] and not home[side]:
-            out |= {i for i, count in enumerate(points) if sign * count > PILE_SURE}
+    for side in _short_sides(off, home):
+        sign = 1 if side == 0 else -1
+        out |= {i for i, count in enumerate(points) if sign * count > PILE_SURE}
     return out
 
 
