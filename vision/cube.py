@@ -23,6 +23,9 @@ from vision.geometry import TRACK_VALUES, FieldGeometry
 FACES = (2, 4, 8, 16, 32, 64)
 #: Normalised correlation a number must reach to count as seen.
 MATCH = 0.55
+#: The numbers are matched at most this many pixels across (the crops shrunk to suit): the
+#: correlation's cost grows with the pixels matched, and a number this size is still read.
+TEMPLATE_SIDE = 20
 #: How much redder than the track's other circles the counter must be (Lab a*).
 COUNTER_RED = 18.0
 
@@ -152,7 +155,11 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
     faces = [place for place in places if place[2]]
     read = faces if len(faces) == 1 else places
     if read:
-        for score, value, index in _matches([_ink(crop) for _, crop, _ in read], size):
+        shrink = min(1.0, TEMPLATE_SIDE / size)
+        inks = [_ink(crop) for _, crop, _ in read]
+        if shrink < 1.0:
+            inks = [cv2.resize(ink, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA) for ink in inks]
+        for score, value, index in _matches(inks, max(1, round(size * shrink))):
             scores.append(score)
             if best is None or score > best[0]:
                 best = (score, value, read[index][0], read[index][2])
