@@ -14,7 +14,8 @@ point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
   ``00`` (the starting position) with the labelled corners, and its other frames are read in
   order. Read twice with the learned reader: as calibration left it, and learning from every
   frame before (as if the players had confirmed each position), to show what learning the
-  board at hand is worth.
+  board at hand is worth. The cube is counted too: a real cube seen at a slant, its sides'
+  numbers showing.
 - 2D boards: positions met in random self-play, each rendered with a random board style,
   camera pose and lamp (``vision.render``); each setup is calibrated on its own rendered
   starting position, as a user would; two dice lie on one half of each (one in twelve cocked),
@@ -384,6 +385,7 @@ def measure_3d(folder: Path) -> dict[str, Any]:
             frame = cv2.imread(str(path))
             points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
             dice = [(int(d["value"]), str(d["half"]), bool(d["flat"])) for d in label.get("dice", [])]
+            cube = CubeSpec(int(label["cube"]["value"]), label["cube"]["owner"]) if label.get("cube") else None
             name = f"{setup.name}/{path.name}"
             both = dict(readers)
             if learning is not None:
@@ -396,7 +398,7 @@ def measure_3d(folder: Path) -> dict[str, Any]:
                 if label.get("hand"):
                     tally.hand(reading, points, bar)
                 else:
-                    tally.board(reading, points, bar, dice, name)
+                    tally.board(reading, points, bar, dice, name, cube)
             if learning is not None and not label.get("hand"):
                 seen = learning.read(frame)
                 learning.learn(frame, list(points), bar, seen.dice)
