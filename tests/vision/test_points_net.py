@@ -14,7 +14,7 @@ from vision import points_net
 from vision.calibration import calibrate
 from vision.profile import Profile, ProfileError
 from vision.reader import BoardReader
-from vision.render import CubeSpec, DieSpec, Scene, random_scene, random_setup, render
+from vision.render import STYLES, CubeSpec, DieSpec, Scene, random_scene, random_setup, render
 from vision.strips import MISREADS_ALLOWED, STRIPS
 
 START_POINTS, START_BAR, _ = Position.STARTING.to_absolute(1)
@@ -153,3 +153,34 @@ def test_a_hand_over_the_board_is_no_confident_reading() -> None:
         reading = reader.read(shot.image)
         right = reading.points == scene.points and reading.bar == scene.bar
         assert reading.occluded or right or reading.confidence < 0.9
+
+
+def test_a_tall_pile_the_models_miscount_is_doubted_only_on_a_side_short_of_fifteen(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    shot = render(START, style=STYLES["classic"], seed=3)
+    profile = calibrate(shot.image, shot.corners)
+    pile = 5  # player 1's 6-point, index 5
+    original = BoardReader._model_logits
+
+    def models_count_three(self: BoardReader, feats: dict[str, np.ndarray], under: np.ndarray | None) -> np.ndarray:
+        # The models see a tall pile's lower layers poorly, and count it far short.
+        logits = original(self, feats, under).copy()
+        logits[:, pile] = -np.inf
+        logits[3, pile] = 0.0
+        return logits
+
+    monkeypatch.setattr(BoardReader, "_model_logits", models_count_three)
+    points = [0, 0, 0, 1, 3, 11, 0, 0, 0, 0, 0, 0, -5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, -2]
+    # All fifteen of player 1's are on the board: a pile miscounted would leave his side short
+    # or over, so the network's count holds.
+    whole = Scene(points=tuple(points))
+    reading = BoardReader(profile).read(render(whole, style=STYLES["classic"], seed=41).image)
+    assert reading.points == whole.points
+    assert reading.point_confidence[pile] > 0.9 and reading.confidence > 0.5
+    # One of them borne off: the side cannot tell the pile's count, and the models' doubt stands.
+    points[3] = 0
+    short = Scene(points=tuple(points), off=(1, 0))
+    reading = BoardReader(profile).read(render(short, style=STYLES["classic"], seed=42).image)
+    assert reading.points == short.points
+    assert reading.point_confidence[pile] <= 0.5
