@@ -11,6 +11,7 @@ the owner.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -80,25 +81,37 @@ def _ink(crop: np.ndarray) -> np.ndarray:
     return ink.astype(np.uint8)
 
 
-def _face_here(crop: np.ndarray, side: float) -> bool:
-    """Whether the crop's middle is a square face about ``side`` pixels across, set apart from
-    what is round it (a cube on the bar, not the bar itself)."""
+def _face_here(crop: np.ndarray, side: float) -> tuple[float, float] | None:
+    """Where, in the crop, a square face about ``side`` pixels across stands apart from what
+    is round it (a cube on the bar, not the bar itself): its centre, or ``None``.
+
+    The face is looked for at the crop's middle first, then round it a third of a side away
+    each way: a cube is set down near its spot, not on it.
+    """
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
     h, w = grey.shape
-    level = float(np.median(grey[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3]))
-    face = (np.abs(grey.astype(np.float32) - level) < 28).astype(np.uint8)
-    # Close the gaps the printed number leaves in the face.
-    face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(face)
-    label = labels[h // 2, w // 2]
-    if label == 0:
-        return False
-    x, y, bw, bh, area = (int(v) for v in stats[label])
-    # The bar itself runs right across the crop; a cube stops short of at least three sides
-    # (at its owner's end of the bar the field's edge may cut the crop on the fourth).
-    open_sides = (x > 0) + (y > 0) + (x + bw < w) + (y + bh < h)
-    sized = 0.55 * side <= bw <= 1.35 * side and 0.55 * side <= bh <= 1.35 * side
-    return bool(open_sides >= 3 and sized and area >= 0.55 * bw * bh)
+    step = side / 3
+    turns = np.linspace(0, 2 * math.pi, 8, endpoint=False)
+    seeds = [(0.0, 0.0)] + [(step * math.cos(a), step * math.sin(a)) for a in turns]
+    patch = max(2, round(side / 6))
+    for dx, dy in seeds:
+        sx, sy = round(w / 2 + dx), round(h / 2 + dy)
+        level = float(np.median(grey[max(0, sy - patch) : sy + patch, max(0, sx - patch) : sx + patch]))
+        face = (np.abs(grey.astype(np.float32) - level) < 28).astype(np.uint8)
+        # Close the gaps the printed number leaves in the face.
+        face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+        _, labels, stats, _ = cv2.connectedComponentsWithStats(face)
+        label = labels[min(h - 1, sy), min(w - 1, sx)]
+        if label == 0:
+            continue
+        x, y, bw, bh, area = (int(v) for v in stats[label])
+        # The bar itself runs right across the crop; a cube stops short of at least three sides
+        # (at its owner's end of the bar the field's edge may cut the crop on the fourth).
+        open_sides = (x > 0) + (y > 0) + (x + bw < w) + (y + bh < h)
+        sized = 0.55 * side <= bw <= 1.35 * side and 0.55 * side <= bh <= 1.35 * side
+        if open_sides >= 3 and sized and area >= 0.55 * bw * bh:
+            return x + bw / 2, y + bh / 2
+    return None
 
 
 def _matches(inks: list[np.ndarray], size: int) -> list[tuple[float, int, int]]:
@@ -144,13 +157,17 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
     for owner in (None, 1, 2):
         cx, cy = (v * SCALE for v in geometry.cube_center(owner))
         half, wide = round(0.6 * d), round(0.8 * d)
+        # A number seen where no cube-shaped face stands out is doubtful, not ruled out: the
+        # face test misses cubes close in colour to the bar. It needs room round the cube.
+        x0, y0 = max(0, round(cx) - wide), max(0, round(cy) - wide)
+        face = _face_here(field_image[y0 : round(cy) + wide, x0 : round(cx) + wide], 0.9 * d)
+        if face is not None:
+            # The number is read where the face is.
+            cx, cy = x0 + face[0], y0 + face[1]
         crop = field_image[max(0, round(cy) - half) : round(cy) + half, max(0, round(cx) - half) : round(cx) + half]
         if crop.shape[0] < size + 2 or crop.shape[1] < size + 2:
             continue
-        # A number seen where no cube-shaped face stands out is doubtful, not ruled out: the
-        # face test misses cubes close in colour to the bar. It needs room round the cube.
-        around = field_image[max(0, round(cy) - wide) : round(cy) + wide, max(0, round(cx) - wide) : round(cx) + wide]
-        places.append((owner, crop, _face_here(around, 0.9 * d)))
+        places.append((owner, crop, face is not None))
     # There is one cube: when exactly one place shows a face, only its number is read.
     faces = [place for place in places if place[2]]
     read = faces if len(faces) == 1 else places
