@@ -214,6 +214,14 @@ def test_the_cube_is_read_with_its_owner(classic: tuple[BoardReader, Profile], v
     assert (cube.value, cube.owner) == (value, owner)
 
 
+def test_an_owned_cube_at_64_is_confirmed_by_the_players(classic: tuple[BoardReader, Profile]) -> None:
+    # All but unheard of in play, and what a 2 at a slant is most often misread as.
+    reader, _ = classic
+    owned = reader.read(render(Scene(points=START, cube=CubeSpec(64, 2)), style=STYLES["classic"], seed=3).image)
+    assert owned.cube is not None and (owned.cube.value, owned.cube.owner) == (64, 2)
+    assert owned.cube.confidence <= 0.5
+
+
 def test_a_cube_set_down_off_its_spot_is_read() -> None:
     # Players put the cube down near its spot, not on it: moved a third of a checker aside
     # (or inwards, at an owner's end), its number is read where its face is.
