@@ -83,9 +83,10 @@ def _ink(crop: np.ndarray) -> np.ndarray:
     return ink.astype(np.uint8)
 
 
-def _face_here(crop: np.ndarray, side: float) -> tuple[float, float] | None:
+def _face_here(crop: np.ndarray, side: float) -> tuple[float, float, bool] | None:
     """Where, in the crop, a square face about ``side`` pixels across stands apart from what
-    is round it (a cube on the bar, not the bar itself): its centre, or ``None``.
+    is round it (a cube on the bar, not the bar itself): its centre, and whether it was found
+    at the crop's middle; ``None`` when there is none.
 
     The face is looked for at the crop's middle first, then round it a third of a side away
     each way: a cube is set down near its spot, not on it.
@@ -112,7 +113,7 @@ def _face_here(crop: np.ndarray, side: float) -> tuple[float, float] | None:
         open_sides = (x > 0) + (y > 0) + (x + bw < w) + (y + bh < h)
         sized = 0.55 * side <= bw <= 1.35 * side and 0.55 * side <= bh <= 1.35 * side
         if open_sides >= 3 and sized and area >= 0.55 * bw * bh:
-            return x + bw / 2, y + bh / 2
+            return x + bw / 2, y + bh / 2, (dx, dy) == (0.0, 0.0)
     return None
 
 
@@ -169,13 +170,15 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
         crop = field_image[max(0, round(cy) - half) : round(cy) + half, max(0, round(cx) - half) : round(cx) + half]
         if crop.shape[0] < size + 2 or crop.shape[1] < size + 2:
             continue
-        places.append((owner, crop, face is not None))
-    # There is one cube: when exactly one place shows a face, only its number is read.
-    faces = [place for place in places if place[2]]
+        places.append((owner, crop, face is not None, face is not None and face[2]))
+    # There is one cube: when exactly one place shows a face at its spot, only its number is
+    # read. A face found beside a spot may be a checker's beside the bar: it is read where it
+    # is, but rules out no other place.
+    faces = [place for place in places if place[3]]
     read = faces if len(faces) == 1 else places
     if read:
         shrink = min(1.0, TEMPLATE_SIDE / size)
-        inks = [_ink(crop) for _, crop, _ in read]
+        inks = [_ink(crop) for _, crop, _, _ in read]
         if shrink < 1.0:
             inks = [cv2.resize(ink, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA) for ink in inks]
         for score, value, index in _matches(inks, max(1, round(size * shrink))):
