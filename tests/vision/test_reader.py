@@ -214,6 +214,30 @@ def test_the_cube_is_read_with_its_owner(classic: tuple[BoardReader, Profile], v
     assert (cube.value, cube.owner) == (value, owner)
 
 
+def test_a_face_beside_a_spot_rules_out_no_other_place() -> None:
+    # The centred cube's face does not stand apart from the bar round it (painted its colour),
+    # and something square and plain lies beside player 2's end of the bar, as a checker may.
+    calibration = render(Scene(points=START), style=STYLES["classic"])
+    profile = calibrate(calibration.image, calibration.corners)
+    geometry, d = profile.geometry, profile.geometry.checker_diameter * SCALE
+    shot = render(Scene(points=START, cube=CubeSpec(1, None)), style=STYLES["classic"], seed=1)
+    field = rectify(shot.image, profile.homography)
+    cx, cy = (round(v * SCALE) for v in geometry.cube_center(None))
+    face = field[cy, cx - round(0.3 * d)].copy()
+    r, h = round(0.75 * d), round(0.35 * d)
+    around = field[cy - r : cy + r, cx - r : cx + r]
+    ink = np.zeros(around.shape[:2], bool)
+    ink[r - h : r + h, r - h : r + h] = around[r - h : r + h, r - h : r + h].mean(axis=2) < 120
+    around[~ink] = face
+    x, y = (round(v * SCALE) for v in geometry.cube_center(2))
+    s, y = round(0.35 * d), y + round(0.6 * d)
+    cv2.rectangle(field, (x - s, y - s), (x + s, y + s), (235, 235, 235), -1)
+    cube = read_cube(field, geometry)
+    # Read only there, the square would have hidden the cube: it is read where it lies, doubted.
+    assert cube is not None and (cube.value, cube.owner) == (1, None)
+    assert cube.confidence < 0.6
+
+
 def test_an_owned_cube_at_64_is_confirmed_by_the_players(classic: tuple[BoardReader, Profile]) -> None:
     # All but unheard of in play, and what a 2 at a slant is most often misread as.
     reader, _ = classic
