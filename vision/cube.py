@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -81,6 +82,16 @@ def _ink(crop: np.ndarray) -> np.ndarray:
         else lighter
     )
     return ink.astype(np.uint8)
+
+
+class _Place(NamedTuple):
+    """One place the cube may lie: its owner, the crop its number is read from, whether a
+    cube's face was found there, and whether at the spot itself."""
+
+    owner: int | None
+    crop: np.ndarray
+    shaped: bool
+    on_spot: bool
 
 
 def _face_here(crop: np.ndarray, side: float) -> tuple[float, float, bool] | None:
@@ -163,7 +174,7 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
     size = max(12, round(0.62 * d))
     best: tuple[float, int, int | None, bool] | None = None
     scores: list[float] = []
-    places = []
+    places: list[_Place] = []
     for owner in (None, 1, 2):
         cx, cy = (v * SCALE for v in geometry.cube_center(owner))
         half, wide = round(0.6 * d), round(0.8 * d)
@@ -177,21 +188,21 @@ def read_cube(field_image: np.ndarray, geometry: FieldGeometry) -> CubeFound | N
         crop = field_image[max(0, round(cy) - half) : round(cy) + half, max(0, round(cx) - half) : round(cx) + half]
         if crop.shape[0] < size + 2 or crop.shape[1] < size + 2:
             continue
-        places.append((owner, crop, face is not None, face is not None and face[2]))
+        places.append(_Place(owner, crop, face is not None, face is not None and face[2]))
     # There is one cube: when exactly one place shows a face at its spot, only its number is
     # read. A face found beside a spot may be a checker's beside the bar: it is read where it
     # is, but rules out no other place.
-    faces = [place for place in places if place[3]]
+    faces = [place for place in places if place.on_spot]
     read = faces if len(faces) == 1 else places
     if read:
         shrink = min(1.0, TEMPLATE_SIDE / size)
-        inks = [_ink(crop) for _, crop, _, _ in read]
+        inks = [_ink(place.crop) for place in read]
         if shrink < 1.0:
             inks = [cv2.resize(ink, None, fx=shrink, fy=shrink, interpolation=cv2.INTER_AREA) for ink in inks]
         for score, value, index in _matches(inks, max(1, round(size * shrink))):
             scores.append(score)
             if best is None or score > best[0]:
-                best = (score, value, read[index][0], read[index][2])
+                best = (score, value, read[index].owner, read[index].shaped)
     if best is None or best[0] < MATCH:
         return None
     score, value, owner, shaped = best
