@@ -447,6 +447,8 @@ class BoardReader:
             flat = model_flat
             if under.any():
                 choice = self._conserve(flat, flat.argmax(axis=0), bar)
+        points = [_count(int(c)) for c in choice]
+        on_board = (sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1])
         probabilities = _softmax(flat, axis=0)
         found = self._read_cube(field_image, changed) if cube else None
         if found is not None and self.profile.cube_kind != "track":
@@ -460,16 +462,14 @@ class BoardReader:
             # learnt (a pile unlike any it saw read as bare). Where the models fitted to this
             # board count two or more checkers otherwise, the point is not read with confidence.
             model_counts = np.array([_count(int(c)) for c in model_flat.argmax(axis=0)])
-            net_counts = np.array([_count(int(c)) for c in choice])
-            doubted = (np.abs(model_counts - net_counts) >= CROSS_CHECK) & ~_tall_on_whole_side(net_counts, bar)
+            net_counts = np.array(points)
+            doubted = (np.abs(model_counts - net_counts) >= CROSS_CHECK) & ~_tall_on_whole_side(net_counts, on_board)
             for index in np.nonzero(doubted)[0]:
                 probabilities[:, index] = _cap(probabilities[:, index], int(choice[index]), DOUBTED_AT)
-        points: list[int] = []
         confidence: list[float] = []
         alternatives: list[tuple[int, float]] = []
         for index in range(24):
             pick = int(choice[index])
-            points.append(_count(pick))
             confidence.append(float(probabilities[pick, index]))
             rest = probabilities[:, index].copy()
             rest[pick] = 0
@@ -483,7 +483,6 @@ class BoardReader:
             cube_end = "bottom" if found.owner == 1 else "top"
         band = self._band(image) if self.profile.border else None
         arm = band is not None and self._arm_over_frame(band, cube_end)
-        on_board = [sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1]]
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
         home = _all_home(points, bar)
         if band is not None and not arm:
@@ -1378,9 +1377,10 @@ def _short_sides(off: tuple[int, int], home: tuple[bool, bool]) -> list[int]:
     return [side for side in (0, 1) if off[side] and not home[side]]
 
 
-def _tall_on_whole_side(net_counts: np.ndarray, bar: tuple[int, int]) -> np.ndarray:
+def _tall_on_whole_side(net_counts: np.ndarray, on_board: tuple[int, int]) -> np.ndarray:
     """Which points the models do not cross-check: piles the network counts taller than
-    :data:`PILE_SURE` on a side it finds all fifteen of.
+    :data:`PILE_SURE` on a side it finds all fifteen of (``on_board``: each side's checkers
+    on the board and the bar).
 
     The models see a tall pile's lower layers poorly, and count it far short (an 11-pile as 3
     on a plain rendered board); on the 3D frames kept out of the network's training, the tall
@@ -1388,11 +1388,7 @@ def _tall_on_whole_side(net_counts: np.ndarray, bar: tuple[int, int]) -> np.ndar
     miscounts, or gives the wrong side, leaves a side short of fifteen or over it, unless
     another point is miscounted the other way: while the side is whole, its count holds.
     """
-    whole = (
-        int(net_counts[net_counts > 0].sum()) + bar[0] == 15,
-        int(-net_counts[net_counts < 0].sum()) + bar[1] == 15,
-    )
-    side_whole = np.where(net_counts > 0, whole[0], whole[1])
+    side_whole = np.where(net_counts > 0, on_board[0] == 15, on_board[1] == 15)
     return np.asarray((np.abs(net_counts) > PILE_SURE) & side_whole, dtype=bool)
 
 
