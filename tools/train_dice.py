@@ -64,6 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tools.stem import fold_stem  # noqa: E402
 from vision import dice as reader  # noqa: E402
 
 #: The shared, read-only dice photos (never copied into the repository).
@@ -485,7 +486,8 @@ def torch_detector_forward(net: Any) -> Any:
 
     def forward(blob: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            out = net(torch.from_numpy(blob))
+            # The blob is on cells, for the folded network (vision.stem); torch's net is not folded.
+            out = net(torch.nn.functional.pixel_shuffle(torch.from_numpy(blob), 2))
             out = torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:]], 1)
         return np.asarray(out.numpy(), np.float32)
 
@@ -1340,7 +1342,8 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
 
 
 def export_detector(net: Any, path: Path) -> None:
-    """Write the detector to ONNX (the heat's sigmoid inside, any input size that is a multiple of 16)."""
+    """Write the detector to ONNX (the heat's sigmoid inside, any input size that is a multiple of 16),
+    its first layer folded (:mod:`vision.stem`)."""
     import torch
 
     net.export = True
@@ -1357,6 +1360,7 @@ def export_detector(net: Any, path: Path) -> None:
         )
     finally:
         net.export = False
+    fold_stem(path)
 
 
 def export_classifier(net: Any, temperature: float, path: Path) -> None:

@@ -47,6 +47,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.position import Position  # noqa: E402
+from tools.stem import fold_stem  # noqa: E402
 from tools.train_dice import fit_temperature  # noqa: E402
 from vision import points_net  # noqa: E402
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
@@ -463,7 +464,8 @@ def report(probabilities: np.ndarray, labels: np.ndarray, name: str, log: Any) -
 
 
 def export(net: Any, temperature: float, path: Path) -> None:
-    """Write the network with its logits divided by ``temperature`` as ONNX."""
+    """Write the network with its logits divided by ``temperature`` as ONNX, its first layer
+    folded (:mod:`vision.stem`)."""
     import torch
 
     class Scaled(torch.nn.Module):
@@ -487,6 +489,7 @@ def export(net: Any, temperature: float, path: Path) -> None:
         opset_version=17,
         dynamo=False,
     )
+    fold_stem(path)
 
 
 def main(argv: list[str] | None = None) -> int:

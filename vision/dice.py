@@ -36,6 +36,8 @@ from typing import Final
 import cv2
 import numpy as np
 
+from vision.stem import space_to_depth
+
 #: The ONNX files, shipped as package data.
 MODEL_DIR: Final = Path(__file__).resolve().parent / "models"
 DETECTOR_FILE: Final = MODEL_DIR / "dice_detector.onnx"
@@ -167,16 +169,17 @@ def _as_bgr(image: object) -> np.ndarray:
 
 
 def detector_input(grey: np.ndarray) -> np.ndarray:
-    """The detector's input blob for one grey level: padded to :data:`DET_MULTIPLE`, scaled.
+    """The detector's input blob for one grey level: padded to :data:`DET_MULTIPLE`, scaled,
+    on cells (the detector's first layer is folded, see :mod:`vision.stem`).
 
     :param grey: a uint8 grey image.
-    :returns: a float32 array of shape ``(1, 1, H, W)``, ``H`` and ``W`` multiples of 16.
+    :returns: a float32 array of shape ``(1, 4, H/2, W/2)``, ``H`` and ``W`` multiples of 16.
     """
     h, w = grey.shape
     ph, pw = -h % DET_MULTIPLE, -w % DET_MULTIPLE
     if ph or pw:
         grey = cv2.copyMakeBorder(grey, 0, ph, 0, pw, cv2.BORDER_CONSTANT, value=DET_PAD)
-    return (grey.astype(np.float32) * (1.0 / 255.0) - 0.5)[None, None]
+    return space_to_depth((grey.astype(np.float32) * (1.0 / 255.0) - 0.5)[None, None])
 
 
 def pyramid_scales(height: int, width: int) -> list[float]:

@@ -23,6 +23,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from vision.stem import space_to_depth
 from vision.strips import CHANNELS, CLASSES, STRIP_H, STRIP_W
 
 #: The network, shipped as package data.
@@ -58,7 +59,7 @@ def probabilities(strips: np.ndarray, path: Path | None = None) -> np.ndarray:
         return np.zeros((0, CLASSES), np.float32)
     net = _network(path or MODEL_FILE)
     with _lock:
-        net.setInput(np.ascontiguousarray(strips, np.float32))
+        net.setInput(space_to_depth(np.asarray(strips, np.float32)))
         logits = np.asarray(net.forward(), np.float32).reshape(len(strips), CLASSES)
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)
