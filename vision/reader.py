@@ -50,6 +50,7 @@ from vision.features import (
     rectify,
     tray_side_mask,
 )
+from vision.follow import board_view, corners_of, follow, has_moved
 from vision.geometry import FIELD_W, SLOTS, slot_layer
 from vision.profile import ROBUST_CLIP, Gaussian, Profile, ProfileError
 from vision.reading import BoardReading, CubeReading, DieOnBoard
@@ -161,6 +162,10 @@ TILE_CHANGE = 6.0
 #: more than :data:`LIGHT_SHIFT` levels (a lamp, the camera's exposure), the frame is read whole.
 MOST_CHANGED = 0.4
 LIGHT_SHIFT = 3.0
+#: When more of the field than this share has changed at once, the board may have moved (see
+#: :meth:`BoardReader._follow`): knocked 5 pixels aside, a quarter or more of the held-out 3D
+#: frames' tiles change; a move of two checkers, a few hundredths.
+FOLLOW_CHANGED = 0.2
 #: Reading with memory, the detector looks for new dice only where the field changed (and
 #: round the dice it was unsure of): elsewhere they would have been seen before. When the parts
 #: it would look at, with the room round them it needs, take in more than this share of the
@@ -314,6 +319,10 @@ class BoardReader:
         self._trays_flagged: np.ndarray | None = None
         # Which looks (see :meth:`_find_dice`) found the dice of the last read.
         self._dice_looks: set[str] = set()
+        # The last frame read clear, to follow the board when it moves (see :meth:`_follow`).
+        self._clear_frame: np.ndarray | None = None
+        #: How often the board was followed to where it moved (see :meth:`read`).
+        self.followed = 0
         d = self.sampler.d
         # Round each place the cube or the track counter may lie, as far as the cube reader looks.
         self._cube_places = [(x - 0.9 * d, y - 0.9 * d, x + 0.9 * d, y + 0.9 * d) for x, y in self._cube_spots]
@@ -417,14 +426,59 @@ class BoardReader:
     def read(self, image: np.ndarray, *, cube: bool = True, dice: bool = True) -> BoardReading:
         """Read one frame (BGR, the size the profile was made for).
 
+        A board that moved under the camera since the last clear read (bumped, or the camera
+        nudged) is followed: see :meth:`_follow`. The reader keeps the last clear frame for
+        that, so each frame must be an array of its own (as the frame sources give).
+
         :param cube: also read the cube or doubling-track counter (a few milliseconds more).
         :param dice: also read the dice (a few milliseconds more); the point samples under a
             die then count for nothing.
         :raises ProfileError: the frame's size is not the profile's.
         """
         self.profile.check_frame(image)
+        kept = (self._counted, self._trays_seen, self._trays_flagged)
+        reading, unsettled = self._read(image, cube=cube, dice=dice)
+        if unsettled and self._follow(image):
+            # Read again whole where the board lies now, with what was known before this read.
+            self._seen = None
+            self._counted, self._trays_seen, self._trays_flagged = kept
+            reading, _ = self._read(image, cube=cube, dice=dice)
+        if not reading.occluded:
+            self._clear_frame = image
+        return reading
+
+    def _follow(self, image: np.ndarray) -> bool:
+        """Whether the board moved since the last clear frame, and if so, follow it: the new
+        corners are kept (in the profile too, saved with it), and the next reads are made
+        where the board lies now.
+
+        It is tried when the frame round the field no longer fits the calibration's or much
+        of the field changed at once (:data:`FOLLOW_CHANGED`), as when the board is bumped. The last clear frame and
+        this one are aligned (:func:`vision.follow.follow`); the move is taken when they agree
+        far better aligned than not, and the frame round the field then fits the
+        calibration's again (an arm over it waits for the next frame).
+        """
+        if self._clear_frame is None:
+            return False
+        found = follow(board_view(self._clear_frame, self.homography), image, self.homography)
+        if found is None or not has_moved(found, self.homography):
+            return False
+        if self.profile.border:
+            band = border_band(image, found.homography, mean=self.profile.border_mean).astype(np.float32)
+            if self._arm_over_frame(band):
+                return False
+        self.homography = found.homography
+        self.profile.corners = corners_of(found.homography)
+        if self._cutter is not None:
+            self._cutter = StripCutter(self.profile.geometry, found.homography)
+        self.followed += 1
+        return True
+
+    def _read(self, image: np.ndarray, *, cube: bool, dice: bool) -> tuple[BoardReading, bool]:
+        """Read one frame (see :meth:`read`); and whether the board may have moved: the frame
+        round the field did not fit the calibration's, or much of the field changed at once."""
         field_image = rectify(image, self.homography)
-        tiles, changed = self._changes(field_image)
+        tiles, changed, share = self._changes(field_image)
         feats = self.sampler.sample(field_image)
         strip_probs = None
         if self._cutter is not None:
@@ -483,6 +537,7 @@ class BoardReader:
             cube_end = "bottom" if found.owner == 1 else "top"
         band = self._band(image) if self.profile.border else None
         arm = band is not None and self._arm_over_frame(band, cube_end)
+        unsettled = arm or share > FOLLOW_CHANGED
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
         home = _all_home(points, bar)
         if band is not None and not arm:
@@ -500,7 +555,7 @@ class BoardReader:
         total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
         if _short_sides(off, home):
             total = min(total, DOUBTED_AT)
-        return BoardReading(
+        reading = BoardReading(
             points=tuple(points),
             bar=bar,
             off=off,
@@ -511,12 +566,14 @@ class BoardReader:
             point_confidence=tuple(0.0 if i in hidden else c for i, c in enumerate(confidence)),
             alternatives=tuple(alternatives),
         )
+        return reading, unsettled
 
     # -- what changed since the last read -----------------------------------------------------
 
-    def _changes(self, field_image: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
-        """The field's tiles (mean colour), and which have changed since they were last read
-        (a boolean tile mask, grown by a tile); ``None``: read the frame whole.
+    def _changes(self, field_image: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, float]:
+        """The field's tiles (mean colour), which have changed since they were last read (a
+        boolean tile mask, grown by a tile; ``None``: read the frame whole), and the share of
+        the tiles that changed (0 when none were read before).
 
         Colour, not grey: a checker of one side put where the other side's stood may be as
         light as it (a red and a green of one grey), and only its colour tells."""
@@ -528,15 +585,14 @@ class BoardReader:
         tiles = tiles.astype(np.float32)
         seen = self._seen
         if not self.remember or seen is None or seen.tiles.shape != tiles.shape:
-            return tiles, None
+            return tiles, None, 0.0
         diff = tiles - seen.tiles
-        if float(np.abs(np.median(diff.reshape(-1, 3), axis=0)).max()) > LIGHT_SHIFT:
-            return tiles, None
         changed = np.abs(diff).max(axis=2) > TILE_CHANGE
-        if changed.mean() > MOST_CHANGED:
-            return tiles, None
+        share = float(changed.mean())
+        if float(np.abs(np.median(diff.reshape(-1, 3), axis=0)).max()) > LIGHT_SHIFT or share > MOST_CHANGED:
+            return tiles, None, share
         grown = cv2.dilate(changed.astype(np.uint8), np.ones((3, 3), np.uint8))
-        return tiles, grown.astype(bool)
+        return tiles, grown.astype(bool), share
 
     def _tile_span(self, changed: np.ndarray, box: tuple[float, ...]) -> tuple[slice, slice]:
         """The tiles a box ``(x0, y0, x1, y1)`` on the half-size field covers."""
