@@ -602,10 +602,11 @@ class Referee:
             clock=clock,
         )
         # A profile the referee loads itself is written back with what the reader learns of the
-        # board in play (see BoardReader.learn), so the next match starts surer.
+        # board in play (see BoardReader.learn), so the next match starts surer, and with the
+        # corners of a board that moved (see BoardReader.read).
         self._profile_path = config.camera.profile if reader is None else None
         reader = reader if reader is not None else load_reader(config, self._name("camera.profile"))
-        self._saved_learnt = 0
+        self._saved_learnt = (0, 0)
         self._saved_at = clock()
         self._own_store = False
         self._own_panel = panel is None
@@ -995,10 +996,11 @@ class Referee:
         return command
 
     def _keep_learning(self, now: bool = False) -> None:
-        """Write the profile back with the references learnt in play: at most every
-        :data:`SAVE_LEARNT_EVERY` seconds, and at the end (``now``)."""
+        """Write the profile back with the references learnt in play and the corners of a
+        board followed where it moved: at most every :data:`SAVE_LEARNT_EVERY` seconds, and at
+        the end (``now``)."""
         reader = self.table.reader
-        if self._profile_path is None or reader.learnt == self._saved_learnt:
+        if self._profile_path is None or (reader.learnt, reader.followed) == self._saved_learnt:
             return
         if not now and self.clock() - self._saved_at < SAVE_LEARNT_EVERY:
             return
@@ -1008,7 +1010,7 @@ class Referee:
         except ProfileError as exc:
             log.warning("the board's profile could not be updated: %s", exc)
             return
-        self._saved_learnt = reader.learnt
+        self._saved_learnt = (reader.learnt, reader.followed)
 
     def _housekeeping(self) -> None:
         self._keep_learning()

@@ -44,10 +44,12 @@ PLAYED = moved(START, (13, 8), (13, 11))
 
 
 @cache
-def frame(points: tuple[int, ...], dice: tuple[DieSpec, ...] = (), hand: bool = False, seed: int = 0) -> np.ndarray:
+def frame(
+    points: tuple[int, ...], dice: tuple[DieSpec, ...] = (), hand: bool = False, seed: int = 0, camera: Camera = CAMERA
+) -> np.ndarray:
     """One camera frame; the same arguments give the very same image (a still scene)."""
     scene = Scene(points=points, dice=dice)
-    image = render(scene, style=STYLE, camera=CAMERA, lighting=LIGHTING, hand=hand, seed=seed).image
+    image = render(scene, style=STYLE, camera=camera, lighting=LIGHTING, hand=hand, seed=seed).image
     return image
 
 

@@ -4,6 +4,7 @@ controller and SQLite store; only the camera is a fake, addressed as a camera is
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
@@ -12,9 +13,13 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 from rendered_table import (
+    CAMERA,
+    PLAYED,
     START,
+    STYLE,
     Cameras,
     FakeCamera,
     frame,
@@ -34,7 +39,8 @@ from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
 from vision.frames import Frame
 from vision.profile import Profile
-from vision.render import DieSpec
+from vision.render import DieSpec, render
+from vision.render import Scene as Shot
 
 pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
@@ -437,6 +443,25 @@ def test_what_the_reader_learns_in_play_is_saved_to_the_profile(config: Config, 
     assert after is not None and not after.borrowed[23]
     assert int(after.borrowed.sum()) < int(before.borrowed.sum())
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith("board")] == ["board.toml"]
+
+
+def test_a_board_bumped_in_play_is_followed_and_its_new_corners_are_saved(config: Config, tmp_path: Path) -> None:
+    profile = save_profile(tmp_path / "board.toml")
+    config = config.with_overrides(camera_profile=str(profile))
+    # Between the opening roll and the move, the board is knocked some 15 pixels aside.
+    bumped = dataclasses.replace(CAMERA, offset=(0.012, -0.008), rotation=CAMERA.rotation + 0.4)
+    frames = opening_frames()
+    frames += [frame(moved(START, (13, 8)), hand=True, seed=30, camera=bumped)]
+    frames += [frame(PLAYED, hand=True, seed=31, camera=bumped)] + [frame(PLAYED, seed=32, camera=bumped)] * 9
+    run = start(config, Cameras(FakeCamera("fake:camera", frames)), end_with_source=True)
+    run.finish()
+    assert [k for k in run.kinds() if k in ("opening-roll", "move", "please-check")] == ["opening-roll", "move"]
+    actions = stored(config)
+    assert isinstance(actions[1], Move) and str(actions[1].play) == "13/11 13/8"
+    truth = render(Shot(points=START), style=STYLE, camera=bumped).corners
+    before = render(Shot(points=START), style=STYLE, camera=CAMERA).corners
+    assert np.abs(before - truth).max() > 10
+    assert np.abs(np.asarray(Profile.load(profile).corners) - truth).max() < 1.5
 
 
 def test_the_live_page_follows_the_referee_and_its_changes_are_run_as_keyboard_lines(config: Config) -> None:
