@@ -3,8 +3,8 @@
 
 Run from the project root::
 
-    python bench/vision.py [--frames3d DIR] [--boards 1000] [--hands 100] [--turns 100] [--seed 11]
-                           [--json] [--skip-dice] [--skip-2d]
+    python bench/vision.py [--frames3d DIR [--knocked]] [--boards 1000] [--hands 100] [--turns 100]
+                           [--seed 11] [--json] [--skip-dice] [--skip-2d]
 
 Each part is reported on its own, for both ways of reading the points (``net``, the learned
 point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
@@ -27,6 +27,8 @@ point reader; ``model``, the calibration's models: see :mod:`vision.reader`):
   remembering the last frame (it reads again only what changed) and by one that reads every
   frame whole, with the read time per kind of frame.
 - Dice: on the held-out part of the shared real photos (see ``bench/vision_dice.py``).
+- With ``--knocked``: the held-out 3D frames read clear, then again with the board knocked 5,
+  10 and 20 pixels aside (and turned a little): how often the reader follows it, and reads it.
 
 Per board set: boards read exactly (points and bar), points right, boards read wrong with
 confidence (0.9 or more, not flagged occluded), point readings at 0.9 or more and how many of
@@ -408,6 +410,60 @@ def measure_3d(folder: Path) -> dict[str, Any]:
     return out
 
 
+#: How far the board is knocked aside in ``measure_knocked``: frame pixels.
+KNOCKS = (5, 10, 20)
+
+
+def measure_knocked(folder: Path, seed: int) -> dict[str, Any]:
+    """The held-out 3D setups' frames, each read clear, then read again with the board knocked
+    aside: the frame moved by 5, 10 or 20 pixels in a random direction and turned by up to half
+    a degree about its middle. Per distance, the learned reader's tally and how often it
+    followed the board."""
+    rng = np.random.default_rng(seed)
+    tallies = {knock: Tally() for knock in KNOCKS}
+    followed = dict.fromkeys(KNOCKS, 0)
+    occluded = dict.fromkeys(KNOCKS, 0)
+    for setup in held_out_setups(folder):
+        frames = _frames(setup)
+        if len(frames) < 2:
+            continue
+        (path, label), rest = frames[0], frames[1:]
+        try:
+            image = cv2.imread(str(path))
+            profile = calibrate(image, np.asarray(label["corners"]), bar_fraction=float(label["bar_fraction"]))
+        except (CalibrationError, ProfileError):
+            continue
+        if profile.references is None or not points_net.available():
+            continue
+        for path, label in rest:
+            if label.get("hand"):
+                continue
+            frame = cv2.imread(str(path))
+            points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
+            dice = [(int(d["value"]), str(d["half"]), bool(d["flat"])) for d in label.get("dice", [])]
+            cube = CubeSpec(int(label["cube"]["value"]), label["cube"]["owner"]) if label.get("cube") else None
+            height, width = frame.shape[:2]
+            for knock in KNOCKS:
+                # A reader of its own: following the board moves its profile's corners.
+                reader = BoardReader(copy.deepcopy(profile), points="net")
+                if reader.read(frame).occluded:
+                    continue
+                angle = rng.uniform(0.0, 2 * np.pi)
+                turn = cv2.getRotationMatrix2D((width / 2, height / 2), float(rng.uniform(-0.5, 0.5)), 1.0)
+                turn[:, 2] += (knock * np.cos(angle), knock * np.sin(angle))
+                knocked = cv2.warpAffine(frame, turn, (width, height), borderMode=cv2.BORDER_REPLICATE)
+                reading = _timed(reader, knocked, tallies[knock])
+                tallies[knock].board(reading, points, bar, dice, f"{setup.name}/{path.name}", cube)
+                followed[knock] += reader.followed
+                occluded[knock] += reading.occluded
+    out: dict[str, Any] = {}
+    for knock, tally in tallies.items():
+        if tally.boards:
+            share = {"followed": followed[knock] / tally.boards, "occluded": occluded[knock] / tally.boards}
+            out[str(knock)] = tally.figures() | share
+    return out
+
+
 def _print_tally(name: str, f: dict[str, Any]) -> None:
     def pct(value: float | None, digits: int = 2) -> str:
         return "-" if value is None else f"{100 * value:.{digits}f}%"
@@ -445,12 +501,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-dice", action="store_true", help="leave out the real dice photos")
     parser.add_argument("--skip-2d", action="store_true", help="leave out the 2D-rendered boards")
     parser.add_argument("--turns", type=int, default=100, help="boards played a turn on, frame after frame")
+    parser.add_argument(
+        "--knocked", action="store_true", help="also read the 3D frames again with the board knocked aside"
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     figures: dict[str, Any] = {}
     if args.frames3d is not None:
         figures["boards_3d"] = measure_3d(args.frames3d)
+        if args.knocked:
+            figures["knocked_3d"] = measure_knocked(args.frames3d, args.seed)
     if not args.skip_2d:
         figures["boards_2d"] = measure_2d(args.boards, args.hands, args.seed)
     if args.turns:
@@ -470,6 +531,11 @@ def main(argv: list[str] | None = None) -> int:
                 _print_tally(name, b3[name])
     else:
         print("3D-rendered boards: none given (make them with python -m tools.render3d, then --frames3d DIR)")
+    if figures.get("knocked_3d"):
+        print("The same boards read clear, then knocked aside (learned reader):")
+        for knock, f in figures["knocked_3d"].items():
+            _print_tally(f"{knock} px", f)
+            print(f"  {'':13s} followed {100 * f['followed']:.1f}%, flagged occluded {100 * f['occluded']:.1f}%")
     if "boards_2d" in figures:
         b2 = figures["boards_2d"]
         print(f"2D-rendered boards ({b2['frame_size']}):")
