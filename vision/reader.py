@@ -453,10 +453,11 @@ class BoardReader:
         where the board lies now.
 
         It is tried when the frame round the field no longer fits the calibration's or much
-        of the field changed at once (:data:`FOLLOW_CHANGED`), as when the board is bumped. The last clear frame and
-        this one are aligned (:func:`vision.follow.follow`); the move is taken when they agree
-        far better aligned than not, and the frame round the field then fits the
-        calibration's again (an arm over it waits for the next frame).
+        of the field changed at once (:data:`FOLLOW_CHANGED`), as when the board is bumped.
+        The last clear frame and this one are aligned (:func:`vision.follow.follow`); the move
+        is taken when they agree far better aligned than not (:func:`vision.follow.has_moved`)
+        and the frame round the field then fits the calibration's again (an arm over it waits
+        for the next frame).
         """
         if self._clear_frame is None:
             return False
