@@ -28,6 +28,10 @@ MATCH = 0.55
 #: The numbers are matched at most this many pixels across (the crops shrunk to suit): the
 #: correlation's cost grows with the pixels matched, and a number this size is still read.
 TEMPLATE_SIDE = 20
+#: A cube's face is what lies within this many grey levels of a seed on it, or failing that
+#: within this distance of its colour (Lab): see ``_face_here``.
+FACE_LEVELS = 28
+FACE_COLOUR = 16.0
 #: The most confidence an owned cube read at 64 gets.
 OWNED_64 = 0.5
 #: How much redder than the track's other circles the counter must be (Lab a*).
@@ -100,9 +104,12 @@ def _face_here(crop: np.ndarray, side: float) -> tuple[float, float, bool] | Non
     at the crop's middle; ``None`` when there is none.
 
     The face is looked for at the crop's middle first, then round it a third of a side away
-    each way: a cube is set down near its spot, not on it.
+    each way: a cube is set down near its spot, not on it. At each seed, the face is what lies
+    within :data:`FACE_LEVELS` grey levels of the seed's; failing that, within
+    :data:`FACE_COLOUR` of its colour (a dark cube on dark wood is of the wood's grey).
     """
     grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY) if crop.ndim == 3 else crop
+    lab: np.ndarray | None = None
     h, w = grey.shape
     step = side / 3
     turns = np.linspace(0, 2 * math.pi, 8, endpoint=False)
@@ -111,27 +118,43 @@ def _face_here(crop: np.ndarray, side: float) -> tuple[float, float, bool] | Non
     tried: list[float] = []
     for dx, dy in seeds:
         sx, sy = round(w / 2 + dx), round(h / 2 + dy)
-        level = float(np.median(grey[max(0, sy - patch) : sy + patch, max(0, sx - patch) : sx + patch]))
+        around = (slice(max(0, sy - patch), sy + patch), slice(max(0, sx - patch), sx + patch))
+        level = float(np.median(grey[around]))
         # A seed of about the level of one tried before is passed over: a face stands apart in
         # level from what is round it, so such a seed lies on the surroundings already tried.
         if any(abs(level - other) < 4 for other in tried):
             continue
         tried.append(level)
-        # Within 28 grey levels of the face's own.
-        face = cv2.inRange(grey, math.floor(level - 28) + 1, math.ceil(level + 28) - 1)
-        # Close the gaps the printed number leaves in the face.
-        face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
-        _, labels, stats, _ = cv2.connectedComponentsWithStats(face)
-        label = labels[min(h - 1, sy), min(w - 1, sx)]
-        if label == 0:
-            continue
-        x, y, bw, bh, area = (int(v) for v in stats[label])
-        # The bar itself runs right across the crop; a cube stops short of at least three sides
-        # (at its owner's end of the bar the field's edge may cut the crop on the fourth).
-        open_sides = (x > 0) + (y > 0) + (x + bw < w) + (y + bh < h)
-        sized = 0.55 * side <= bw <= 1.35 * side and 0.55 * side <= bh <= 1.35 * side
-        if open_sides >= 3 and sized and area >= 0.55 * bw * bh:
-            return x + bw / 2, y + bh / 2, (dx, dy) == (0.0, 0.0)
+        face = cv2.inRange(grey, math.floor(level - FACE_LEVELS) + 1, math.ceil(level + FACE_LEVELS) - 1)
+        found = _face_region(face, sx, sy, side)
+        if found is None and crop.ndim == 3:
+            if lab is None:
+                lab = cv2.cvtColor(crop, cv2.COLOR_BGR2LAB).astype(np.float32)
+            colour = np.median(lab[around].reshape(-1, 3), axis=0)
+            near = ((lab - colour) ** 2).sum(axis=2) < FACE_COLOUR**2
+            found = _face_region(near.astype(np.uint8) * 255, sx, sy, side)
+        if found is not None:
+            return found[0], found[1], (dx, dy) == (0.0, 0.0)
+    return None
+
+
+def _face_region(face: np.ndarray, sx: int, sy: int, side: float) -> tuple[float, float] | None:
+    """The centre of the region of ``face`` (a mask) at ``(sx, sy)`` when it is cube-shaped:
+    about ``side`` across, filled, and stopping short of at least three sides of the crop."""
+    h, w = face.shape
+    # Close the gaps the printed number leaves in the face.
+    face = cv2.morphologyEx(face, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(face)
+    label = labels[min(h - 1, sy), min(w - 1, sx)]
+    if label == 0:
+        return None
+    x, y, bw, bh, area = (int(v) for v in stats[label])
+    # The bar itself runs right across the crop; a cube stops short of at least three sides
+    # (at its owner's end of the bar the field's edge may cut the crop on the fourth).
+    open_sides = (x > 0) + (y > 0) + (x + bw < w) + (y + bh < h)
+    sized = 0.55 * side <= bw <= 1.35 * side and 0.55 * side <= bh <= 1.35 * side
+    if open_sides >= 3 and sized and area >= 0.55 * bw * bh:
+        return x + bw / 2, y + bh / 2
     return None
 
 

@@ -238,6 +238,17 @@ def test_a_face_beside_a_spot_rules_out_no_other_place() -> None:
     assert cube.confidence < 0.6
 
 
+def test_a_dark_cube_on_a_dark_wooden_bar_is_found_by_its_colour() -> None:
+    # Of the wood's grey, the face does not stand apart by its level: the number alone, read
+    # where no face is seen, is doubted (0.3 at most).
+    calibration = render(Scene(points=START), style=STYLES["dark-wood"])
+    profile = calibrate(calibration.image, calibration.corners)
+    shot = render(Scene(points=START, cube=CubeSpec(1, None)), style=STYLES["dark-wood"], seed=1)
+    cube = read_cube(rectify(shot.image, profile.homography), profile.geometry)
+    assert cube is not None and (cube.value, cube.owner) == (1, None)
+    assert cube.confidence >= 0.9
+
+
 def test_an_owned_cube_at_64_is_confirmed_by_the_players(classic: tuple[BoardReader, Profile]) -> None:
     # All but unheard of in play, and what a 2 at a slant is most often misread as.
     reader, _ = classic
