@@ -117,6 +117,7 @@ class Tally:
     cubes: int = 0
     cubes_right: int = 0
     cubes_acted_on_wrong: int = 0
+    cubes_acted_on_right: int = 0
     read_seconds: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -138,6 +139,7 @@ class Tally:
             self.cubes_right += right
             # The table acts on a cube read with 0.6 or more.
             self.cubes_acted_on_wrong += not right and reading.cube is not None and reading.cube.confidence >= 0.6
+            self.cubes_acted_on_right += right and reading.cube is not None and reading.cube.confidence >= 0.6
         right = sum(1 for a, b in zip(reading.points, points, strict=True) if a == b)
         self.points_right += right
         ok = right == 24 and tuple(reading.bar) == tuple(bar)
@@ -200,6 +202,7 @@ class Tally:
             "cubes": self.cubes,
             "cube_read_right": share(self.cubes_right, self.cubes),
             "cube_acted_on_wrong": self.cubes_acted_on_wrong,
+            "cube_acted_on_right": share(self.cubes_acted_on_right, self.cubes),
             "read_ms_median": round(1e3 * statistics.median(self.read_seconds), 1) if self.read_seconds else None,
             "first_failures": self.failures,
         }
@@ -482,8 +485,8 @@ def _print_tally(name: str, f: dict[str, Any]) -> None:
         )
     if f["cubes"]:
         print(
-            f"  {'':13s} cube read right {pct(f['cube_read_right'], 1)} of {f['cubes']},"
-            f" read wrong with 0.6 or more {f['cube_acted_on_wrong']}"
+            f"  {'':13s} cube read right {pct(f['cube_read_right'], 1)} of {f['cubes']}, right with 0.6 or more"
+            f" {pct(f['cube_acted_on_right'], 1)}, read wrong with 0.6 or more {f['cube_acted_on_wrong']}"
         )
     if f["hand_frames"]:
         print(
