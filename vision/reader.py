@@ -319,6 +319,9 @@ class BoardReader:
         self._trays_flagged: np.ndarray | None = None
         # Which looks (see :meth:`_find_dice`) found the dice of the last read.
         self._dice_looks: set[str] = set()
+        # The calibration's band round the field as an array, and moved half a pixel each way
+        # (see _calibration_band).
+        self._border: tuple[list[int], np.ndarray, dict[str | None, list[np.ndarray]]] | None = None
         # The last frame read clear, to follow the board when it moves (see :meth:`_follow`).
         self._clear_frame: np.ndarray | None = None
         #: How often the board was followed to where it moved (see :meth:`read`).
@@ -825,7 +828,8 @@ class BoardReader:
 
         ``cube_end``: the end of the bar (``top`` or ``bottom``) where an owned cube lies.
         """
-        return _changed_share(band, self._calibration_band(band), border_mask(cube_end)) > BORDER_SHARE
+        before, mask = self._calibration_band(band), border_mask(cube_end)
+        return _changed_share(band, before, mask, self._calibration_moves(before, cube_end)) > BORDER_SHARE
 
     def _arm_over_trays(self, band: np.ndarray, off: tuple[int, int], home: tuple[bool, bool]) -> bool:
         """Whether an arm lies over the frame's side beside the trays.
@@ -879,7 +883,19 @@ class BoardReader:
         return border_band(image, self.homography, mean=self.profile.border_mean).astype(np.float32)
 
     def _calibration_band(self, band: np.ndarray) -> np.ndarray:
-        return np.asarray(self.profile.border, dtype=np.float32).reshape(band.shape)
+        border = self.profile.border
+        # Made once (the list of numbers is long): the profile's border is set at calibration.
+        if self._border is None or self._border[0] is not border:
+            self._border = (border, np.asarray(border, dtype=np.float32), {})
+        return self._border[1].reshape(band.shape)
+
+    def _calibration_moves(self, before: np.ndarray, cube_end: str | None) -> list[np.ndarray]:
+        """:func:`_moved_band` of the calibration's band in :func:`border_mask`, made once."""
+        assert self._border is not None
+        moves = self._border[2]
+        if cube_end not in moves:
+            moves[cube_end] = _moved_band(before, border_mask(cube_end))
+        return moves[cube_end]
 
     def _calibration_off(self) -> tuple[int, int]:
         """The checkers borne off in the calibration frame (none in the starting position)."""
@@ -900,7 +916,8 @@ class BoardReader:
         if not self.profile.border:
             return np.zeros_like(mask)
         now = self._band(image)
-        return _solid_changes(now, self._calibration_band(now), mask)
+        before = self._calibration_band(now)
+        return _solid_changes(now, before, mask, self._calibration_moves(before, cube_end))
 
     def _hidden_points(self, feats: dict[str, np.ndarray], under: np.ndarray | None = None) -> set[int]:
         """Points with several samples unlike anything on this board (a hand over them).
@@ -1382,9 +1399,29 @@ def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     return result
 
 
-def _solid_changes(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def _moved_band(before: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
+    """The pixels of ``before`` (a :func:`~vision.features.border_band` image) in ``mask`` as
+    they are and moved by half a pixel every way: nine ``(n, 3)`` arrays."""
+    # Moved half a pixel: the mean of a pixel and its neighbour (the edges repeated).
+    ys, xs = np.nonzero(mask)
+    padded = np.pad(before, ((1, 1), (1, 1), (0, 0)), mode="edge")
+    around = [[padded[ys + 1 + dy, xs + 1 + dx] for dx in (-1, 0, 1)] for dy in (-1, 0, 1)]
+    # Which of the three rows (then columns) round a pixel are averaged: up, none, down.
+    halves = ((0, 1), (1,), (1, 2))
+    moves = []
+    for rows in halves:
+        row = [sum(around[k][j] for k in rows) / len(rows) for j in range(3)]
+        for columns in halves:
+            moves.append(sum(row[j] for j in columns) / len(columns))
+    return moves
+
+
+def _solid_changes(
+    now: np.ndarray, before: np.ndarray, mask: np.ndarray, moves: list[np.ndarray] | None = None
+) -> np.ndarray:
     """Where ``now`` differs from ``before`` (two :func:`~vision.features.border_band` images)
-    within ``mask``, as solid patches.
+    within ``mask``, as solid patches (``moves``: :func:`_moved_band` of ``before``, when
+    already made).
 
     A pixel has changed when it differs from ``before`` as it is and as it would be moved by
     half a pixel every way: the camera nudged by a few pixels (or the profile's corners a
@@ -1393,20 +1430,11 @@ def _solid_changes(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> np.
     24 of 53 were taken for an arm over the frame)."""
     # A lamp turned up or down shifts every pixel alike; only what stands out counts.
     lit = now - np.median((now - before)[mask], axis=0)
-    # Moved half a pixel: the mean of a pixel and its neighbour (the edges repeated). Only the
-    # pixels in the mask are compared.
     ys, xs = np.nonzero(mask)
-    padded = np.pad(before, ((1, 1), (1, 1), (0, 0)), mode="edge")
-    around = [[padded[ys + 1 + dy, xs + 1 + dx] for dx in (-1, 0, 1)] for dy in (-1, 0, 1)]
     here = lit[ys, xs]
     nearest = np.full(len(ys), np.inf, np.float32)
-    # Which of the three rows (then columns) round a pixel are averaged: up, none, down.
-    halves = ((0, 1), (1,), (1, 2))
-    for rows in halves:
-        row = [sum(around[k][j] for k in rows) / len(rows) for j in range(3)]
-        for columns in halves:
-            moved = sum(row[j] for j in columns) / len(columns)
-            np.minimum(nearest, ((here - moved) ** 2).sum(axis=1), out=nearest)
+    for moved in _moved_band(before, mask) if moves is None else moves:
+        np.minimum(nearest, ((here - moved) ** 2).sum(axis=1), out=nearest)
     changed = np.zeros(mask.shape, bool)
     changed[ys, xs] = nearest > BORDER_CHANGE**2
     # Sensor noise and compression flip single pixels; an arm is a solid patch.
@@ -1470,6 +1498,8 @@ def _all_home(points: list[int], bar: tuple[int, int]) -> tuple[bool, bool]:
     return one, two
 
 
-def _changed_share(now: np.ndarray, before: np.ndarray, mask: np.ndarray) -> float:
+def _changed_share(
+    now: np.ndarray, before: np.ndarray, mask: np.ndarray, moves: list[np.ndarray] | None = None
+) -> float:
     """The share of ``mask``'s pixels changed from ``before`` to ``now``, as solid patches."""
-    return float(np.count_nonzero(_solid_changes(now, before, mask))) / float(np.count_nonzero(mask))
+    return float(np.count_nonzero(_solid_changes(now, before, mask, moves))) / float(np.count_nonzero(mask))
