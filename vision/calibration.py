@@ -46,6 +46,7 @@ from vision.features import (
     expected_bar,
     rectify,
 )
+from vision.follow import board_view
 from vision.geometry import FIELD_H, FIELD_W
 from vision.profile import (
     DIE_FRACTION,
@@ -258,6 +259,7 @@ def calibrate(
     profile.empty_means = _empty_means(features["points_colour"], points)
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
     profile.border_mean = True
+    profile.view = board_view(image, homography)
     cutter = StripCutter(profile.geometry, homography)
     strips, counts = cutter.colour(image), strip_counts(points, bar)
     profile.references = References.from_frame(strips, counts, profile.geometry)

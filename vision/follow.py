@@ -15,6 +15,7 @@ there).
 
 from __future__ import annotations
 
+import base64
 from functools import lru_cache
 from typing import Final, NamedTuple
 
@@ -48,6 +49,37 @@ def _view_geometry() -> tuple[tuple[int, int], np.ndarray]:
     size = (round((FIELD_W + 2 * mx) * VIEW_SCALE), round((FIELD_H + 2 * my) * VIEW_SCALE))
     to_view = np.array([[VIEW_SCALE, 0.0, mx * VIEW_SCALE], [0.0, VIEW_SCALE, my * VIEW_SCALE], [0.0, 0.0, 1.0]])
     return size, to_view
+
+
+def view_size() -> tuple[int, int]:
+    """The :func:`board_view`'s width and height in pixels."""
+    return _view_geometry()[0]
+
+
+def view_to_text(view: np.ndarray) -> str:
+    """A :func:`board_view` as one line of text (a PNG, in base64), as profiles keep it."""
+    ok, data = cv2.imencode(".png", view)
+    if not ok:
+        raise ValueError("the board's view cannot be encoded")
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+def view_from_text(text: str) -> np.ndarray:
+    """The view :func:`view_to_text` wrote.
+
+    :raises ValueError: the text is not such a view (damaged, or of another size).
+    """
+    try:
+        data = np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), np.uint8)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise ValueError("it is not base64 text") from exc
+    view = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if len(data) else None
+    if view is None:
+        raise ValueError("it is not a PNG image")
+    width, height = view_size()
+    if view.shape != (height, width):
+        raise ValueError(f"it is {view.shape[1]} x {view.shape[0]} pixels, not {width} x {height}")
+    return np.asarray(view)
 
 
 def board_view(image: np.ndarray, homography: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.features import BORDER_SIZE, STEPS
+from vision.follow import view_from_text, view_to_text
 from vision.frames import output_problem
 from vision.geometry import FIELD_H, FIELD_W, FieldGeometry
 from vision.strips import STRIPS, TEMPERATURES, References
@@ -111,6 +112,9 @@ class Profile:
     :param references: what each point and half of the bar looks like bare under this camera
         and light (:class:`vision.strips.References`), for the learned point reader: cut at
         calibration, and learnt further from the positions confirmed in play.
+    :param view: the board and its frame in grey as the calibration frame showed them through
+        :attr:`corners` (:func:`vision.follow.board_view`), to find the board again if it
+        moved before the reader saw a clear frame (renewed each time it is followed).
     :param die_fraction: a die's side as a fraction of a checker's diameter, from
         :data:`DIE_FRACTION_RANGE` (real dice are 0.4 to 0.5; so is the default, which
         profiles made before it was a key stand for too: they were made on real boards).
@@ -129,6 +133,7 @@ class Profile:
     cube_kind: str = "cube"
     references: References | None = None
     die_fraction: float = DIE_FRACTION
+    view: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -173,6 +178,8 @@ class Profile:
                 own, borrowed = self.references.misread
                 lines.append(f"references_misread = [{own}, {borrowed}]")
             lines.append(f'references = "{self.references.to_text()}"')
+        if self.view is not None:
+            lines.append(f'view = "{view_to_text(self.view)}"')
         lines.append("")
         for name, model in self.models.items():
             lines.append(f"[models.{name}]")
@@ -259,6 +266,7 @@ _KEYS: Final = {
     "references_borrowed": False,
     "references_evidence": False,
     "references_misread": False,
+    "view": False,
 }
 #: Models of a colour (L, a, b); the others are of one shape feature.
 _COLOUR_MODELS: Final = re.compile(r"(p1|p2|bar_empty|empty[01](_\d+)?)")
@@ -335,6 +343,14 @@ class _Checker:
             data.get("references_evidence"),
             data.get("references_misread"),
         )
+        view = data.get("view")
+        if view is not None:
+            if not isinstance(view, str):
+                raise self.fail(f"view must be a string (a PNG in base64), not {_short(view)}")
+            try:
+                view = view_from_text(view)
+            except ValueError as exc:
+                raise self.fail(f"view: {exc}; calibrate again, or delete the line") from None
         return Profile(
             image_size=(width, height),
             corners=[(float(x), float(y)) for x, y in pairs],
@@ -349,6 +365,7 @@ class _Checker:
             empty_means=empty_means,
             references=references,
             die_fraction=die_fraction,
+            view=view,
         )
 
     def number(self, key: str, value: object, *, finite: bool = True) -> float:

@@ -451,9 +451,9 @@ class BoardReader:
         return reading
 
     def _follow(self, image: np.ndarray) -> bool:
-        """Whether the board moved since the last clear frame, and if so, follow it: the new
-        corners are kept (in the profile too, saved with it), and the next reads are made
-        where the board lies now.
+        """Whether the board moved since the last clear frame (before the first, since the
+        profile's view of it), and if so, follow it: the new corners and view are kept (in the
+        profile too, saved with it), and the next reads are made where the board lies now.
 
         It is tried when the frame round the field no longer fits the calibration's or much
         of the field changed at once (:data:`FOLLOW_CHANGED`), as when the board is bumped.
@@ -462,9 +462,14 @@ class BoardReader:
         and the frame round the field then fits the calibration's again (an arm over it waits
         for the next frame).
         """
-        if self._clear_frame is None:
+        if self._clear_frame is not None:
+            reference = board_view(self._clear_frame, self.homography)
+        elif self.profile.view is not None:
+            # No clear frame yet (the referee just started): the board as calibration saw it.
+            reference = self.profile.view
+        else:
             return False
-        found = follow(board_view(self._clear_frame, self.homography), image, self.homography)
+        found = follow(reference, image, self.homography)
         if found is None or not has_moved(found, self.homography):
             return False
         if self.profile.border:
@@ -473,6 +478,7 @@ class BoardReader:
                 return False
         self.homography = found.homography
         self.profile.corners = corners_of(found.homography)
+        self.profile.view = board_view(image, found.homography)
         if self._cutter is not None:
             self._cutter = StripCutter(self.profile.geometry, found.homography)
         self.followed += 1

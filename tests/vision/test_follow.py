@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from engine.position import Position
 from vision.calibration import calibrate
 from vision.follow import board_view, corners_of, follow, has_moved
+from vision.profile import Profile, ProfileError
 from vision.reader import BoardReader
 from vision.render import STYLES, Camera, Lighting, Scene, render
 
@@ -81,3 +83,36 @@ def test_a_hand_over_the_board_moves_no_corner() -> None:
     for seed in range(10, 14):
         reader.read(render(_scene(), hand=True, seed=seed, layout_seed=3).image)
     assert reader.followed == 0 and profile.corners == corners
+
+
+def test_the_profile_keeps_the_board_as_calibration_saw_it(tmp_path: Path) -> None:
+    calibration = render(Scene(points=START), seed=1)
+    profile = calibrate(calibration.image, calibration.corners)
+    assert profile.view is not None
+    path = tmp_path / "board.toml"
+    profile.save(path)
+    again = Profile.load(path)
+    assert again.view is not None and np.array_equal(again.view, profile.view)
+    text = path.read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("view = "))
+    path.write_text(text.replace(line, 'view = "bm90IGEgcG5n"'), encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"board\.toml: view: it is not a PNG image"):
+        Profile.load(path)
+
+
+def test_a_board_bumped_before_the_first_read_is_followed_from_the_profile(tmp_path: Path) -> None:
+    # The referee starts the next day, the board knocked aside overnight: no clear frame yet.
+    calibration = render(Scene(points=START), seed=1)
+    path = tmp_path / "board.toml"
+    calibrate(calibration.image, calibration.corners).save(path)
+    bumped = render(Scene(points=START), camera=BUMPED, seed=2)
+    reader = BoardReader(Profile.load(path))
+    reading = reader.read(bumped.image)
+    assert reader.followed == 1
+    assert np.abs(np.asarray(reader.profile.corners) - bumped.corners).max() < 1.5
+    assert not reading.occluded and reading.points == START
+    # A profile made before it kept the view cannot follow the board so: it waits.
+    text = path.read_text(encoding="utf-8")
+    path.write_text("\n".join(ln for ln in text.splitlines() if not ln.startswith("view = ")), encoding="utf-8")
+    old = BoardReader(Profile.load(path))
+    assert old.read(bumped.image).occluded and old.followed == 0
