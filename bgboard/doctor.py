@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import grp
+import math
 import os
 import pwd
 import shutil
@@ -260,7 +261,8 @@ def check_calibration(
     pixels of the profile's; without them, the board's frame round the field must still look as
     it did at calibration (:data:`BORDER_TOLERANCE`). Then the frame is read with the profile
     (:func:`vision.calibration.verify`): a reading that is occluded (a hand over the board now,
-    or a profile made from a frame with one) or under its confidence floor is a problem.
+    or a profile made from a frame with one) or under its confidence floor is a problem; a
+    board the reader found moved since calibration (and followed) is a warning.
     """
     camera = source or "the camera"
     recalibrate = (
@@ -290,7 +292,7 @@ def check_calibration(
     if placed.status == "problem":
         return placed
     read = _reads(profile, profile_path, frame, camera, recalibrate)
-    if read.status == "problem":
+    if read.status != "ok":
         return CheckResult(read.name, read.status, read.message, read.fix, {**placed.details, **read.details})
     message = f"{placed.message}; {read.message}"
     return CheckResult(placed.name, placed.status, message, placed.fix, {**placed.details, **read.details})
@@ -346,6 +348,7 @@ def _reads(profile: Any, profile_path: Path, frame: np.ndarray, camera: str, rec
     from vision.calibration import SELF_READ_CONFIDENCE, CalibrationError, verify
     from vision.dice import DiceModelError
 
+    corners = [tuple(c) for c in profile.corners]
     try:
         reading = verify(profile, frame)
     except DiceModelError as exc:
@@ -369,12 +372,22 @@ def _reads(profile: Any, profile_path: Path, frame: np.ndarray, camera: str, rec
             f" still reads so, calibrate again: {recalibrate}",
             details,
         )
-    return _ok(
-        "calibration",
-        f"the frame reads at confidence {reading.confidence:.3f}",
-        confidence=round(reading.confidence, 3),
-        confidence_floor=SELF_READ_CONFIDENCE,
-    )
+    figures: dict[str, object] = {
+        "confidence": round(reading.confidence, 3),
+        "confidence_floor": SELF_READ_CONFIDENCE,
+    }
+    # The reader follows a board that moved since calibration (it moves the profile's corners).
+    moved = max(math.dist(a, b) for a, b in zip(corners, profile.corners, strict=True))
+    if moved > 0.0:
+        return CheckResult(
+            "calibration",
+            "warning",
+            f"the board has moved up to {moved:.0f} px since {profile_path} was made; the reader found it where it"
+            f" lies now, and the frame reads at confidence {reading.confidence:.3f}",
+            f"the referee follows the board and saves its new corners; to start afresh, calibrate again: {recalibrate}",
+            {"followed_px": round(moved, 1), **figures},
+        )
+    return _ok("calibration", f"the frame reads at confidence {reading.confidence:.3f}", **figures)
 
 
 def _border_change(profile: Any, frame: np.ndarray) -> float:

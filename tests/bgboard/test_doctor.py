@@ -147,7 +147,10 @@ def test_without_markers_the_board_frame_is_compared(tmp_path: Path, bare_profil
     assert check_calibration(bare_profile, still).status == "ok"
     moved = cv2.imread(str(_frame(tmp_path, Camera(offset=(0.05, 0.04), rotation=3.0), markers=False)))
     result = check_calibration(bare_profile, moved)
-    assert result.status == "problem" and result.details["method"] == "frame"
+    # Found by the profile's view of the board, and followed: the referee would read on.
+    assert result.status == "warning" and result.details["method"] == "frame", result.line()
+    assert float(str(result.details["followed_px"])) > 30 and "has moved up to" in result.message
+    assert "calibrate again" in result.fix
     # Markers taken off after calibration: every frame would read as an arm over the frame.
     result = check_calibration(profile, still)
     assert result.status == "problem" and "occluded" in result.message, result.line()
