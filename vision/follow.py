@@ -10,7 +10,8 @@ correction by the enhanced correlation coefficient, OpenCV's ``findTransformECC`
 correction carried into new corners. Most of what the reference shows lies still between two
 reads (the frame, the points, all but the checkers just moved), so the two align on it; the
 right side of the frame, beside player 1's trays, is left out (borne-off checkers come and go
-there).
+there). Before the reader's first clear read, the reference is the profile's own view, made at
+calibration and renewed each time the board is followed.
 """
 
 from __future__ import annotations
