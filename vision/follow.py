@@ -16,7 +16,6 @@ calibration and renewed each time the board is followed.
 
 from __future__ import annotations
 
-import base64
 from functools import lru_cache
 from typing import Final, NamedTuple
 
@@ -25,6 +24,7 @@ import numpy as np
 
 from vision.features import BORDER
 from vision.geometry import FIELD_H, FIELD_W
+from vision.strips import png_from_text, png_text
 
 #: The view is drawn at this many pixels per field unit (a quarter: 1.5 to 3.5 frame pixels per
 #: view pixel on a 1280 x 720 frame of a whole board).
@@ -59,10 +59,7 @@ def view_size() -> tuple[int, int]:
 
 def view_to_text(view: np.ndarray) -> str:
     """A :func:`board_view` as one line of text (a PNG, in base64), as profiles keep it."""
-    ok, data = cv2.imencode(".png", view)
-    if not ok:
-        raise ValueError("the board's view cannot be encoded")
-    return base64.b64encode(data.tobytes()).decode("ascii")
+    return png_text(view)
 
 
 def view_from_text(text: str) -> np.ndarray:
@@ -71,16 +68,13 @@ def view_from_text(text: str) -> np.ndarray:
     :raises ValueError: the text is not such a view (damaged, or of another size).
     """
     try:
-        data = np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), np.uint8)
-    except (ValueError, UnicodeEncodeError) as exc:
-        raise ValueError("it is not base64 text") from exc
-    view = cv2.imdecode(data, cv2.IMREAD_GRAYSCALE) if len(data) else None
-    if view is None:
-        raise ValueError("it is not a PNG image")
+        view = png_from_text(text, cv2.IMREAD_GRAYSCALE)
+    except ValueError as exc:
+        raise ValueError(f"it is {exc}") from None
     width, height = view_size()
     if view.shape != (height, width):
         raise ValueError(f"it is {view.shape[1]} x {view.shape[0]} pixels, not {width} x {height}")
-    return np.asarray(view)
+    return view
 
 
 def board_view(image: np.ndarray, homography: np.ndarray) -> np.ndarray:

@@ -312,11 +312,7 @@ class References:
 
     def to_text(self) -> str:
         """The references as one line of text: the strips side by side as a PNG, in base64."""
-        tiled = np.concatenate(list(self.strips), axis=1)
-        ok, data = cv2.imencode(".png", tiled)
-        if not ok:
-            raise ValueError("the references cannot be encoded")
-        return base64.b64encode(data.tobytes()).decode("ascii")
+        return png_text(np.concatenate(list(self.strips), axis=1))
 
     def borrowing_all(self, geometry: FieldGeometry) -> References:
         """These references with every strip's borrowed from another bare strip, as a point
@@ -337,12 +333,9 @@ class References:
         :raises ValueError: the text is not such references (damaged, or of another strip size).
         """
         try:
-            data = np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), np.uint8)
-        except (ValueError, UnicodeEncodeError) as exc:
-            raise ValueError("the references are not base64 text") from exc
-        tiled = cv2.imdecode(data, cv2.IMREAD_COLOR) if len(data) else None
-        if tiled is None:
-            raise ValueError("the references are not a PNG image")
+            tiled = png_from_text(text, cv2.IMREAD_COLOR)
+        except ValueError as exc:
+            raise ValueError(f"the references are {exc}") from None
         if tiled.shape != (STRIP_H, STRIP_W * STRIPS, 3):
             raise ValueError(
                 f"the references are {tiled.shape[1]}x{tiled.shape[0]} pixels, not {STRIP_W * STRIPS}x{STRIP_H}"
@@ -352,6 +345,29 @@ class References:
             raise ValueError(f"the references need {STRIPS} borrowed flags, not {len(borrowed)}")
         strips = np.ascontiguousarray(tiled.reshape(STRIP_H, STRIPS, STRIP_W, 3).transpose(1, 0, 2, 3))
         return cls(strips, np.asarray(borrowed, bool))
+
+
+def png_text(image: np.ndarray) -> str:
+    """An image as one line of text, as profiles keep images: a PNG, in base64."""
+    ok, data = cv2.imencode(".png", image)
+    if not ok:
+        raise ValueError(f"an image of shape {image.shape} cannot be written as a PNG")
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+def png_from_text(text: str, flags: int) -> np.ndarray:
+    """The image :func:`png_text` wrote, read with ``cv2.imdecode``'s ``flags``.
+
+    :raises ValueError: ``not base64 text`` or ``not a PNG image``.
+    """
+    try:
+        data = np.frombuffer(base64.b64decode(text.encode("ascii"), validate=True), np.uint8)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise ValueError("not base64 text") from exc
+    image = cv2.imdecode(data, flags) if len(data) else None
+    if image is None:
+        raise ValueError("not a PNG image")
+    return np.asarray(image)
 
 
 def encode(
