@@ -363,6 +363,16 @@ def _frames(setup: Path) -> list[tuple[Path, dict[str, Any]]]:
     return out
 
 
+def _truth(
+    label: dict[str, Any],
+) -> tuple[tuple[int, ...], tuple[int, int], list[tuple[int, str, bool]], CubeSpec | None]:
+    """A 3D frame's labels: its points, bar, dice (value, half, flat) and cube."""
+    points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
+    dice = [(int(d["value"]), str(d["half"]), bool(d["flat"])) for d in label.get("dice", [])]
+    cube = CubeSpec(int(label["cube"]["value"]), label["cube"]["owner"]) if label.get("cube") else None
+    return points, bar, dice, cube
+
+
 def measure_3d(folder: Path) -> dict[str, Any]:
     """Read the held-out 3D setups in ``folder``: each reader as calibration left it, and the
     learned reader learning from each frame before (``net+learning``)."""
@@ -388,9 +398,7 @@ def measure_3d(folder: Path) -> dict[str, Any]:
             learning = BoardReader(copy.deepcopy(profile), points="net")
         for path, label in rest:
             frame = cv2.imread(str(path))
-            points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
-            dice = [(int(d["value"]), str(d["half"]), bool(d["flat"])) for d in label.get("dice", [])]
-            cube = CubeSpec(int(label["cube"]["value"]), label["cube"]["owner"]) if label.get("cube") else None
+            points, bar, dice, cube = _truth(label)
             name = f"{setup.name}/{path.name}"
             both = dict(readers)
             if learning is not None:
@@ -442,9 +450,7 @@ def measure_knocked(folder: Path, seed: int) -> dict[str, Any]:
             if label.get("hand"):
                 continue
             frame = cv2.imread(str(path))
-            points, bar = tuple(label["points"]), (int(label["bar"][0]), int(label["bar"][1]))
-            dice = [(int(d["value"]), str(d["half"]), bool(d["flat"])) for d in label.get("dice", [])]
-            cube = CubeSpec(int(label["cube"]["value"]), label["cube"]["owner"]) if label.get("cube") else None
+            points, bar, dice, cube = _truth(label)
             height, width = frame.shape[:2]
             for knock in KNOCKS:
                 # A reader of its own: following the board moves its profile's corners.
