@@ -472,10 +472,8 @@ class BoardReader:
         found = follow(reference, image, self.homography)
         if found is None or not has_moved(found, self.homography):
             return False
-        if self.profile.border:
-            band = border_band(image, found.homography, mean=self.profile.border_mean).astype(np.float32)
-            if self._arm_over_frame(band):
-                return False
+        if self.profile.border and self._arm_over_frame(self._band(image, found.homography)):
+            return False
         self.homography = found.homography
         self.profile.corners = corners_of(found.homography)
         self.profile.view = board_view(image, found.homography)
@@ -884,9 +882,11 @@ class BoardReader:
             out |= {i for i in range(24) if max(sign * points[i], 0) < max(sign * counted.points[i], 0)}
         return out
 
-    def _band(self, image: np.ndarray) -> np.ndarray:
-        """The frame's :func:`~vision.features.border_band`, made as the calibration's was."""
-        return border_band(image, self.homography, mean=self.profile.border_mean).astype(np.float32)
+    def _band(self, image: np.ndarray, homography: np.ndarray | None = None) -> np.ndarray:
+        """The frame's :func:`~vision.features.border_band`, made as the calibration's was
+        (through ``homography``, by default the reader's)."""
+        through = self.homography if homography is None else homography
+        return border_band(image, through, mean=self.profile.border_mean).astype(np.float32)
 
     def _calibration_band(self, band: np.ndarray) -> np.ndarray:
         border = self.profile.border
