@@ -64,7 +64,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tools.stem import fold_stem  # noqa: E402
+from tools.stem import fold_stem, split_upsampled  # noqa: E402
 from vision import dice as reader  # noqa: E402
 
 #: The shared, read-only dice photos (never copied into the repository).
@@ -1343,7 +1343,7 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
 
 def export_detector(net: Any, path: Path) -> None:
     """Write the detector to ONNX (the heat's sigmoid inside, any input size that is a multiple of 16),
-    its first layer folded (:mod:`vision.stem`)."""
+    its first layer folded (:mod:`vision.stem`) and its decoder's joins split (:mod:`tools.stem`)."""
     import torch
 
     net.export = True
@@ -1361,6 +1361,7 @@ def export_detector(net: Any, path: Path) -> None:
     finally:
         net.export = False
     fold_stem(path)
+    split_upsampled(path)
 
 
 def export_classifier(net: Any, temperature: float, path: Path) -> None:

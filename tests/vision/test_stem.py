@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tools.stem import folded_weights
+from tools.stem import folded_weights, split_weights
 from vision.stem import space_to_depth
 
 
@@ -49,3 +49,23 @@ def test_the_folded_layer_gives_what_the_stride_two_layer_gives(channels: int) -
     folded = _conv(space_to_depth(x)[0], folded_weights(w), 1, (1, 1, 0, 0))
     assert plain.shape == folded.shape == (5, 5, 4)
     np.testing.assert_allclose(folded, plain, atol=1e-9)
+
+
+def test_a_split_join_gives_what_the_joined_convolution_gives() -> None:
+    rng = np.random.default_rng(5)
+    coarse, fine = rng.normal(size=(6, 3, 4)), rng.normal(size=(4, 6, 8))
+    w = rng.normal(size=(5, 10, 1, 1))
+    doubled = coarse.repeat(2, axis=1).repeat(2, axis=2)
+    joined = _conv(np.concatenate([doubled, fine]), w, 1, (0, 0, 0, 0))
+    first, second = split_weights(w, 6)
+    split = _conv(coarse, first, 1, (0, 0, 0, 0)).repeat(2, axis=1).repeat(2, axis=2) + _conv(
+        fine, second, 1, (0, 0, 0, 0)
+    )
+    np.testing.assert_allclose(split, joined, atol=1e-9)
+
+
+def test_split_weights_wants_a_pointwise_convolution_over_both_parts() -> None:
+    with pytest.raises(ValueError, match=r"1 x 1"):
+        split_weights(np.zeros((5, 10, 3, 3)), 6)
+    with pytest.raises(ValueError, match=r"more than 10"):
+        split_weights(np.zeros((5, 10, 1, 1)), 10)
