@@ -187,6 +187,18 @@ PILE_SURE = 5
 #: for the glints read as dice there); any other face read there is a die resting on the
 #: checker, and is called cocked.
 ON_CHECKER = 0.3
+#: A die whose middle lies this close to a checker's (checker diameters) lies on the checker:
+#: cocked. A 1 read there, farther off than :data:`ON_CHECKER`, with the checker's own colour
+#: round its pip (see :data:`GLINT_COLOUR`) is a glint off the checker's rim or bevel: a lamp
+#: lights a glossy checker's top off its middle when the camera looks at a slant (0.33 to 0.40
+#: of a checker off on 3D-rendered boards).
+CHECKER_TOP = 0.45
+#: The squared Mahalanobis distance, from the calibration's model of a side's checkers, within
+#: which the colour round a 1 read on one of that side's checkers is the checker's own.
+GLINT_COLOUR = 25.0
+#: The ring round a 1's pip whose colour is looked at (checker diameters): past a pip's edge
+#: (a real die's pip is about 0.05 across), inside a die's face (half its side, 0.2 to 0.25).
+GLINT_RING = (0.1, 0.2)
 
 
 def _stack_prior() -> np.ndarray:
@@ -234,6 +246,16 @@ DOUBTED_AT = 0.5
 #: references and the network read the calibration frame (:attr:`References.knows_board`), else
 #: by the models.
 POINT_READERS = ("auto", "net", "model")
+
+
+@dataclass(frozen=True)
+class _Checkers:
+    """The checkers a read counts, for telling their glints from dice: each one's middle on the
+    half-size field ``(n, 2)``, its side ``(n,)`` (0: player 1's), and the field itself."""
+
+    middles: np.ndarray
+    sides: np.ndarray
+    field: np.ndarray
 
 
 @dataclass
@@ -499,8 +521,12 @@ class BoardReader:
         choice = self._conserve(first, first.argmax(axis=0), bar)
         # The checkers as counted before the dice are looked for: a 1 in the middle of one is
         # its glint, not a die.
-        middles = self._checker_middles([_count(int(c)) for c in choice]) if dice else None
-        found_dice = self._find_dice(field_image, image, changed, middles) if dice else []
+        counted = [_count(int(c)) for c in choice]
+        checkers = None
+        if dice:
+            sides = np.repeat([0 if c > 0 else 1 for c in counted], [abs(c) for c in counted])
+            checkers = _Checkers(self._checker_middles(counted), sides, field_image)
+        found_dice = self._find_dice(field_image, image, changed, checkers) if dice else []
         under = self._under_dice(found_dice)
         model_flat = first
         if under.any() or self._cutter is not None:
@@ -979,7 +1005,7 @@ class BoardReader:
         field_image: np.ndarray,
         image: np.ndarray,
         changed: np.ndarray | None = None,
-        middles: np.ndarray | None = None,
+        checkers: _Checkers | None = None,
     ) -> list[tuple[np.ndarray, int, float]]:
         """Dice on the rectified field: ``(box x, y, w, h in its pixels, face, confidence)``.
 
@@ -989,9 +1015,9 @@ class BoardReader:
         than two dice are found, it looks again on the red-green axis, where a red die on a
         green cloth (the cloth's grey) stands out, then on the grey turned negative, where a
         black die with white pips looks like the white dice it mostly learnt from. A roll is two
-        dice: of more, the two read with the most confidence. A 1 read in the middle of a
-        checker (``middles``, from :meth:`_checker_middles`) is its glint or centre mark, not a
-        die (see :data:`ON_CHECKER`). Boxes whose centres lie closer than half a die's span are one die
+        dice: of more, the two read with the most confidence. A 1 read in the middle of one of
+        the ``checkers`` counted is its glint or centre mark, not a die (see :data:`ON_CHECKER`
+        and :data:`CHECKER_TOP`). Boxes whose centres lie closer than half a die's span are one die
         (a part of it boxed besides the whole, or the same die seen again on another view): the
         most confident reading of it stands for it.
 
@@ -1030,7 +1056,7 @@ class BoardReader:
         seen, scale = self._detector_field(field_image, image, scale)
         apart = 0.5 * self._die_span
         regions = None if look is None else self._look_regions(look, seen, scale)
-        new = self._read_boxes(image, self._detect(seen, scale, regions), middles)
+        new = self._read_boxes(image, self._detect(seen, scale, regions), checkers)
         looks = {id(die): "grey" for die in new}
         found = self._distinct(kept + new, apart)
         for view in (_red_green, _negative):
@@ -1042,7 +1068,7 @@ class BoardReader:
             if found and len(more):
                 # Only where an earlier look found no die.
                 more = more[_centre_distance(more, np.stack([f[0] for f in found])).min(axis=1) >= apart]
-            new = self._read_boxes(image, more, middles)
+            new = self._read_boxes(image, more, checkers)
             looks.update((id(die), view.__name__) for die in new)
             found = self._distinct(found + new, apart)
         # A die kept from the last read was found by one of the looks that found the dice then.
@@ -1131,10 +1157,10 @@ class BoardReader:
         return kept
 
     def _read_boxes(
-        self, image: np.ndarray, boxes: np.ndarray, middles: np.ndarray | None = None
+        self, image: np.ndarray, boxes: np.ndarray, checkers: _Checkers | None = None
     ) -> list[tuple[np.ndarray, int, float]]:
         """The detector's boxes that can be dice, with the faces the classifier reads on them,
-        less the 1s in the middle of a checker (``middles``, see :data:`ON_CHECKER`).
+        less the 1s that are glints on the ``checkers`` (see :meth:`_not_glints`).
 
         The boxes the detector is surest of are read first; the rest only when those do not
         give two dice read with confidence (a roll is two dice).
@@ -1149,20 +1175,56 @@ class BoardReader:
             if any(math.hypot(cx - sx, cy - sy) < 0.45 * d for sx, sy in self._cube_spots):
                 continue
             kept.append(box)
-        found = self._not_glints(self._read_candidates(image, kept[:FIRST_READ]), middles)
+        found = self._not_glints(self._read_candidates(image, kept[:FIRST_READ]), checkers)
         sure = [f for f in self._distinct(found, 0.5 * self._die_span) if f[2] >= SECOND_LOOK]
         if len(sure) < 2 and len(kept) > FIRST_READ:
-            found += self._not_glints(self._read_candidates(image, kept[FIRST_READ:]), middles)
+            found += self._not_glints(self._read_candidates(image, kept[FIRST_READ:]), checkers)
         return found
 
     def _not_glints(
-        self, found: list[tuple[np.ndarray, int, float]], middles: np.ndarray | None
+        self, found: list[tuple[np.ndarray, int, float]], checkers: _Checkers | None
     ) -> list[tuple[np.ndarray, int, float]]:
-        """``found`` less the 1s whose middles lie within :data:`ON_CHECKER` of a checker's."""
-        if middles is None:
+        """``found`` less the 1s that are glints on the ``checkers``: those whose middles lie
+        within :data:`ON_CHECKER` of a checker's, and those within :data:`CHECKER_TOP` of one
+        with that checker's colour round them."""
+        if checkers is None or not len(checkers.middles):
             return found
-        reach = ON_CHECKER * self.sampler.d
-        return [die for die in found if die[1] != 1 or not _near_middle(middles, die[0], reach)]
+        d = self.sampler.d
+        kept = []
+        for die in found:
+            if die[1] == 1:
+                x, y, w, h = (float(v) for v in die[0][:4])
+                cx, cy = x + w / 2, y + h / 2
+                apart = np.hypot(checkers.middles[:, 0] - cx, checkers.middles[:, 1] - cy)
+                nearest = int(apart.argmin())
+                if apart[nearest] < ON_CHECKER * d:
+                    continue
+                if apart[nearest] < CHECKER_TOP * d and self._checker_coloured(
+                    checkers.field, (cx, cy), int(checkers.sides[nearest])
+                ):
+                    continue
+            kept.append(die)
+        return kept
+
+    def _checker_coloured(self, field_image: np.ndarray, at: tuple[float, float], side: int) -> bool:
+        """Whether what lies round a pip at ``at`` is of the colour of ``side``'s checkers: the
+        median colour of a ring round it (:data:`GLINT_RING`), inside a die's face were it a
+        die's, inside the checker's top were it a glint."""
+        inner, outer = (share * self.sampler.d for share in GLINT_RING)
+        x, y = at
+        r = math.ceil(outer)
+        x0, y0 = max(0, round(x) - r), max(0, round(y) - r)
+        patch = field_image[y0 : round(y) + r + 1, x0 : round(x) + r + 1]
+        if not patch.size:
+            return False
+        ys, xs = np.mgrid[y0 : y0 + patch.shape[0], x0 : x0 + patch.shape[1]]
+        apart = np.hypot(xs - x, ys - y)
+        ring = patch[(apart >= inner) & (apart <= outer)]
+        if not len(ring):
+            return False
+        colour = np.median(cv2.cvtColor(ring[None], cv2.COLOR_BGR2LAB)[0].astype(np.float32), axis=0)
+        model = self.profile.models["p1" if side == 0 else "p2"]
+        return bool(model.mahalanobis(colour) <= GLINT_COLOUR)
 
     def _read_candidates(self, image: np.ndarray, kept: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
         """Read the faces on boxes that can be dice (see :meth:`_read_boxes`)."""
@@ -1217,7 +1279,7 @@ class BoardReader:
             confidence *= UNSEEN_FLAT
         elif flat and ratio < FLAT_SURE:
             confidence *= 0.5 + 0.5 * (ratio - FLAT_RATIO) / (FLAT_SURE - FLAT_RATIO)
-        if _near_middle(self._checker_middles(points, bottom_only=True), box, 0.45 * self.sampler.d):
+        if _near_middle(self._checker_middles(points, bottom_only=True), box, CHECKER_TOP * self.sampler.d):
             flat = False
         fx, fy = cx / SCALE, cy / SCALE
         ix, iy, iw = self.homography @ np.array([fx, fy, 1.0])

@@ -12,9 +12,9 @@ import pytest
 from bench.seeded import self_play
 from engine.position import Position
 from vision.calibration import calibrate
-from vision.features import rectify
+from vision.features import SCALE, rectify
 from vision.profile import Profile
-from vision.reader import BoardReader
+from vision.reader import BoardReader, _Checkers
 from vision.render import STYLES, DieSpec, Scene, random_setup, render
 
 START = tuple(Position.STARTING.to_absolute(1)[0])
@@ -95,14 +95,15 @@ def test_a_die_resting_on_a_checker_is_cocked(classic: tuple[BoardReader, Profil
     assert [d.flat for d in reading.dice] == [False]
 
 
-def _glints(image: np.ndarray, profile: Profile, points: tuple[int, ...]) -> np.ndarray:
-    """``image`` with a lamp's glint, a bright dot, in the middle of each point's first checker."""
+def _glints(image: np.ndarray, profile: Profile, points: tuple[int, ...], off: float = 0.0) -> np.ndarray:
+    """``image`` with a lamp's glint, a bright dot, on each point's first checker: in its middle,
+    or ``off`` checker diameters from it across the point."""
     geometry = profile.geometry
     d = geometry.checker_diameter
     out = image.copy()
     for point in points:
         row, _ = geometry.column(point)
-        x, y = geometry.point_center_x(point), 0.5 * d if row == 0 else 1000 - 0.5 * d
+        x, y = geometry.point_center_x(point) + off * d, 0.5 * d if row == 0 else 1000 - 0.5 * d
         cx, cy = cv2.perspectiveTransform(np.array([[[x, y]]], np.float64), profile.homography)[0, 0]
         radius = max(2, round(0.06 * d * float(np.hypot(*profile.homography[:2, 0]))))
         cv2.circle(out, (round(cx), round(cy)), radius, (250, 250, 250), -1, cv2.LINE_AA)
@@ -122,6 +123,52 @@ def test_a_glint_in_the_middle_of_a_checker_is_no_die(classic: tuple[BoardReader
     reading = reader.read(image)
     assert sorted(d.value for d in reading.dice) == [3, 5]
     assert reading.points == START
+
+
+def test_a_1_read_off_the_middle_of_a_checker_in_its_colour_is_a_glint(classic: tuple[BoardReader, Profile]) -> None:
+    reader, profile = classic
+    # A lamp seen at a slant lights a glossy checker's top off its middle: the glint lies
+    # farther off than ON_CHECKER, and the checker's colour lies round it. A bright dot on the
+    # dark checkers, read as a 1 there (as a black die's):
+    d = profile.geometry.checker_diameter
+    points = (12, 17, 19)
+    shot = render(Scene(points=START), style=STYLES["classic"], seed=21)
+    image = _glints(shot.image, profile, points, off=0.38)
+    field = rectify(image, profile.homography)
+    middles = reader._checker_middles(list(START))
+    sides = np.repeat([0 if c > 0 else 1 for c in START], [abs(c) for c in START])
+    checkers = _Checkers(middles, sides, field)
+    side = 0.45 * d * SCALE
+    found = []
+    for point in points:
+        row, _ = profile.geometry.column(point)
+        x = (profile.geometry.point_center_x(point) + 0.38 * d) * SCALE
+        y = (0.5 * d if row == 0 else 1000 - 0.5 * d) * SCALE
+        found.append((np.array([x - side / 2, y - side / 2, side, side]), 1, 0.95))
+    assert reader._not_glints(found, checkers) == []
+    # Read as any other face, it is a die resting on the checker (and called cocked), and a 1
+    # there on a field without checkers is a die.
+    other = [(box, 4, confidence) for box, _, confidence in found]
+    assert len(reader._not_glints(other, checkers)) == len(points)
+    bare = _Checkers(middles[:0], sides[:0], field)
+    assert len(reader._not_glints(found, bare)) == len(points)
+
+
+def test_a_die_showing_1_resting_off_the_middle_of_a_checker_is_a_cocked_die(
+    classic: tuple[BoardReader, Profile],
+) -> None:
+    reader, profile = classic
+    geometry = profile.geometry
+    d = geometry.checker_diameter
+    # On the first of player 2's five checkers on the 13-point (dark checkers, a light die),
+    # 0.38 of a checker from its middle, as far off as a glint may lie.
+    x, y = geometry.point_center_x(19) + 0.38 * d, 0.5 * d
+    if geometry.column(19)[0] != 0:
+        y = 1000 - y
+    shot = render(Scene(points=START, dice=(DieSpec(1, position=(x, y)), DieSpec(4, half="left"))), seed=23)
+    reader.forget()
+    reading = reader.read(shot.image)
+    assert sorted((die.value, die.flat) for die in reading.dice) == [(1, False), (4, True)]
 
 
 def test_a_die_showing_1_beside_a_checker_is_a_die(classic: tuple[BoardReader, Profile]) -> None:
