@@ -47,7 +47,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.position import Position  # noqa: E402
-from tools.stem import fold_stem  # noqa: E402
+from tools.stem import fold_stem, transpose_spatial  # noqa: E402
 from tools.train_dice import fit_temperature  # noqa: E402
 from vision import points_net  # noqa: E402
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
@@ -465,7 +465,7 @@ def report(probabilities: np.ndarray, labels: np.ndarray, name: str, log: Any) -
 
 def export(net: Any, temperature: float, path: Path) -> None:
     """Write the network with its logits divided by ``temperature`` as ONNX, its first layer
-    folded (:mod:`vision.stem`)."""
+    folded (:mod:`vision.stem`) and turned to take the strips lying down (:mod:`tools.stem`)."""
     import torch
 
     class Scaled(torch.nn.Module):
@@ -490,6 +490,7 @@ def export(net: Any, temperature: float, path: Path) -> None:
         dynamo=False,
     )
     fold_stem(path)
+    transpose_spatial(path)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -7,7 +7,9 @@ side (:data:`vision.strips.CLASSES` classes). The network is trained by
 ``tools/train_points.py`` on rendered frames and shipped as ``vision/models/points.onnx``; it
 runs with OpenCV's ``dnn`` module, as the dice networks do. Its logits are already divided by
 the temperature fitted on frames kept out of training, so its probabilities are confidences to
-go by.
+go by. The shipped network takes each strip lying down, its rows and columns swapped (see
+``tools/stem.py``): OpenCV's ``dnn`` runs its convolutions along the rows, and a strip's rows are
+short (a Raspberry Pi's OpenCV 4.11 took twice as long over them).
 
 OpenCV's ``dnn`` networks are not safe to run from several threads at once, so each forward
 pass holds a lock.
@@ -59,7 +61,7 @@ def probabilities(strips: np.ndarray, path: Path | None = None) -> np.ndarray:
         return np.zeros((0, CLASSES), np.float32)
     net = _network(path or MODEL_FILE)
     with _lock:
-        net.setInput(space_to_depth(np.asarray(strips, np.float32)))
+        net.setInput(space_to_depth(np.asarray(strips, np.float32), transposed=True))
         logits = np.asarray(net.forward(), np.float32).reshape(len(strips), CLASSES)
     logits -= logits.max(axis=1, keepdims=True)
     p = np.exp(logits)

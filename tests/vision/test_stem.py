@@ -35,6 +35,14 @@ def test_space_to_depth_puts_each_cells_pixels_in_channels() -> None:
                 assert np.array_equal(cells[:, 4 * k + 2 * dy + dx], x[:, k, dy::2, dx::2])
 
 
+def test_space_to_depth_transposed_swaps_each_channels_rows_and_columns() -> None:
+    x = np.arange(2 * 3 * 4 * 6, dtype=np.float32).reshape(2, 3, 4, 6)
+    lying = space_to_depth(x, transposed=True)
+    assert lying.shape == (2, 12, 3, 2)
+    assert lying.flags.c_contiguous
+    assert np.array_equal(lying, space_to_depth(x).swapaxes(2, 3))
+
+
 def test_space_to_depth_wants_an_even_size() -> None:
     with pytest.raises(ValueError, match=r"even"):
         space_to_depth(np.zeros((1, 1, 5, 4), np.float32))
