@@ -166,6 +166,12 @@ def split_upsampled(path: Path) -> int:
             nodes.append(node)
     del graph.node[:]
     graph.node.extend(nodes)
+    # The joined convolutions' weights are no longer used (nor, in a network split before
+    # this was done, shipped for nothing).
+    used = {name for node in graph.node for name in node.input}
+    unused = [tensor for tensor in graph.initializer if tensor.name not in used]
+    for tensor in unused:
+        graph.initializer.remove(tensor)
     if replaced:
         # OpenCV 4's importer works out every layer's shape once, from the input's declared
         # one: with its height and width left open, it takes the doubled map and the fine one
