@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -97,6 +98,18 @@ def fold_stem(path: Path) -> None:
 DECLARED_SIDE = 32
 
 
+def _inferred_shapes(model: Any) -> dict[str, list[int]]:
+    """The shape ONNX's inference gives each of a model's inputs and inner values (0 where a
+    size is left open)."""
+    import onnx
+
+    graph = onnx.shape_inference.infer_shapes(model).graph
+    return {
+        value.name: [dim.dim_value for dim in value.type.tensor_type.shape.dim]
+        for value in (*graph.value_info, *graph.input)
+    }
+
+
 def split_weights(weights: np.ndarray, coarse: int) -> tuple[np.ndarray, np.ndarray]:
     """A 1 x 1 convolution's ``(o, c, 1, 1)`` weights over joined channels (the first ``coarse``
     of them the doubled coarse map's) as the weights over each part."""
@@ -115,12 +128,7 @@ def split_upsampled(path: Path) -> int:
 
     model = onnx.load(str(path))
     graph = model.graph
-    shapes = onnx.shape_inference.infer_shapes(model).graph
-    channels = {
-        value.name: value.type.tensor_type.shape.dim[1].dim_value
-        for value in (*shapes.value_info, *shapes.input)
-        if len(value.type.tensor_type.shape.dim) == 4
-    }
+    channels = {name: shape[1] for name, shape in _inferred_shapes(model).items() if len(shape) == 4}
     initial = {tensor.name: tensor for tensor in graph.initializer}
     made = {output: node for node in graph.node for output in node.output}
     users: dict[str, list[onnx.NodeProto]] = {}
@@ -205,11 +213,7 @@ def transpose_spatial(path: Path) -> None:
     dims = graph.input[0].type.tensor_type.shape.dim
     if len(dims) != 4 or not all(dim.HasField("dim_value") for dim in dims[2:]):
         raise ValueError(f"{path}: the input's height and width are not fixed")
-    shapes = onnx.shape_inference.infer_shapes(model).graph
-    shape_of = {
-        value.name: [dim.dim_value for dim in value.type.tensor_type.shape.dim]
-        for value in (*shapes.value_info, *shapes.input)
-    }
+    shape_of = _inferred_shapes(model)
     initial = {tensor.name: tensor for tensor in graph.initializer}
 
     def turned(values: list[int]) -> list[int]:
