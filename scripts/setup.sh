@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 mode=run
 case "${1:-}" in
   "") ;;
-  --test) mode=test ;;
+  --test) mode="test" ;;
   *) echo "usage: $0 [--test]" >&2; exit 2 ;;
 esac
 
@@ -58,4 +58,13 @@ extra=""
 # The tests render a tiny 3D setup with Blender's Python module (tools/render3d).
 [ "$mode" = test ] && extra="[dev,render3d]"
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".${extra}"
+if [ "$mode" = test ]; then
+  # A Raspberry Pi's Python packages beside it: numpy below 2 (packaging/pi-constraints.txt),
+  # hence OpenCV 4.11, whose API and dnn differ from OpenCV 5's. tests/vision/test_pi_stack.py
+  # reads a board with them.
+  if [ ! -x .venv-pi/bin/python ]; then
+    "$python" -m venv .venv-pi
+  fi
+  .venv-pi/bin/python -m pip install --quiet --disable-pip-version-check -c packaging/pi-constraints.txt -e .
+fi
 echo "bgboard is set up in .venv ($mode)"

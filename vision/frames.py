@@ -123,7 +123,10 @@ class OpenCVCapture(_Base):
     def __init__(self, url: str, target: str | int, options: dict[str, str], is_file: bool) -> None:
         super().__init__(url)
         api = cv2.CAP_V4L2 if isinstance(target, str) and target.startswith("/dev/") else cv2.CAP_ANY
-        self._cap = cv2.VideoCapture(target, api)
+        # Probing a camera that is not there, OpenCV 4 logs at its error level too (its Orbbec
+        # backend: "Camera index out of range"): our error below says it in one line.
+        with quiet_opencv():
+            self._cap = cv2.VideoCapture(target, api)
         if not self._cap.isOpened():
             what = "video file" if is_file else "camera"
             raise CameraError(f"{url}: cannot open the {what} {target!r}")
@@ -213,22 +216,41 @@ def read_image(path: str | os.PathLike[str]) -> np.ndarray:
     return image
 
 
+#: OpenCV's log levels, the same numbers in OpenCV 4 and 5.
+LOG_SILENT, LOG_ERROR = 0, 2
+
+
+def _log_level() -> int:
+    # OpenCV 5 has the level in cv2.utils.logging; OpenCV 4 (a Raspberry Pi's 4.11, with
+    # numpy below 2) has it at the top of cv2 alone.
+    logging = getattr(cv2.utils, "logging", None)
+    return int(logging.getLogLevel() if logging is not None else cv2.getLogLevel())
+
+
+def _set_log_level(level: int) -> None:
+    logging = getattr(cv2.utils, "logging", None)
+    if logging is not None:
+        logging.setLogLevel(level)
+    else:
+        cv2.setLogLevel(level)
+
+
 @contextmanager
 def quiet_opencv() -> Iterator[None]:
     """Keep OpenCV's own log lines (``[ WARN:0@...] ... PNG input buffer is incomplete``) off
     the terminal while decoding a file that may be bad: our error says it in one line."""
-    level = cv2.utils.logging.getLogLevel()
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    level = _log_level()
+    _set_log_level(LOG_SILENT)
     try:
         yield
     finally:
-        cv2.utils.logging.setLogLevel(level)
+        _set_log_level(level)
 
 
 def opencv_errors_only() -> None:
     """Keep OpenCV's own warnings (``[ WARN ...] cap_v4l.cpp``: a camera that is not there) off
     the console from now on: why a camera cannot be opened is said once, in words, by its user."""
-    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    _set_log_level(LOG_ERROR)
 
 
 def output_problem(path: str | os.PathLike[str]) -> str | None:
