@@ -1223,8 +1223,7 @@ class BoardReader:
         if not len(ring):
             return False
         colour = np.median(cv2.cvtColor(ring[None], cv2.COLOR_BGR2LAB)[0].astype(np.float32), axis=0)
-        model = self.profile.models["p1" if side == 0 else "p2"]
-        return bool(model.mahalanobis(colour) <= GLINT_COLOUR)
+        return bool(self.models[f"p{side + 1}"].mahalanobis(colour) <= GLINT_COLOUR)
 
     def _read_candidates(self, image: np.ndarray, kept: list[np.ndarray]) -> list[tuple[np.ndarray, int, float]]:
         """Read the faces on boxes that can be dice (see :meth:`_read_boxes`)."""
