@@ -129,6 +129,20 @@ def find_markers(image: np.ndarray) -> np.ndarray:
     return np.asarray(corners, dtype=np.float64)
 
 
+def find_corners(image: np.ndarray, position: Position | None = None) -> tuple[np.ndarray, str]:
+    """The playing field's corners (contract order) in a frame, and how they were found:
+    ``markers`` (the four ArUco corner markers) or ``found`` (the field itself, with no markers,
+    turned so that ``position``, by default the start, reads as player 1 sees it).
+
+    :raises CalibrationError: neither the markers nor the field can be found, saying why.
+    """
+    try:
+        return find_markers(image), "markers"
+    except CalibrationError:
+        pass
+    raise CalibrationError("the playing field was not found in the image: give its corners with --corners")
+
+
 def parse_corners(text: str) -> np.ndarray:
     """Read ``"x,y x,y x,y x,y"`` into a 4x2 array.
 
@@ -203,7 +217,8 @@ def calibrate(
     profile that misreads every frame after, and are refused (``bgboard vision calibrate``
     always checks).
 
-    :param corners: the field's corners in the contract order; ``None`` to find the markers.
+    :param corners: the field's corners in the contract order; ``None`` to find them
+        (:func:`find_corners`: the markers, else the field itself).
     :param bar_fraction: the bar strip's width as a fraction of the field's width; ``None`` to
         measure it.
     :param check: read the frame back with the new profile and refuse it as said above. Off by
@@ -226,8 +241,7 @@ def calibrate(
         )
     source = "corners"
     if corners is None:
-        corners = find_markers(image)
-        source = "markers"
+        corners, source = find_corners(image, position)
     check_corners(corners, image)
     shown = position if position is not None else Position.STARTING
     if bar_fraction is None:
