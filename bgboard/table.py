@@ -22,6 +22,11 @@ loop, the demo and the tests drive it the same way. Reading a frame is the expen
 sink) the same way for ``bgboard referee``, ``bgboard replay``, the demo and the benchmark;
 the set-up helpers beside it (:func:`load_reader`, :func:`open_store`, :func:`new_match`,
 :func:`describe_state`) raise :class:`SetupError` naming the setting to fix.
+
+A table may start uncalibrated (``bgboard referee --web`` before the board has a profile): it
+keeps the latest frame for the calibration view and reads, judges and records nothing until
+:meth:`Table.use_reader` gives it a reader; the same call swaps the reader of a table
+calibrated again mid-match, which keeps its match.
 """
 
 from __future__ import annotations
@@ -119,6 +124,12 @@ class TableStats:
 #: Recorded actions whose still frame shows the match's position (see :meth:`Table._learn`).
 LEARN_FROM = frozenset({"opening-roll", "roll", "move"})
 
+#: What an uncalibrated table answers a button or a command with.
+NOT_CALIBRATED: Final = (
+    "the board is not calibrated yet: nothing is read or recorded until it is"
+    " (calibrate it on the live page's calibration view, /calibrate)"
+)
+
 
 def reading_key(reading: BoardReading) -> tuple[object, ...]:
     """What two readings must share to count as the same board (for the stabiliser's votes)."""
@@ -130,8 +141,10 @@ def reading_key(reading: BoardReading) -> tuple[object, ...]:
 class Table:
     """Frames, buttons and commands in; events out, stored and shown.
 
-    :param reader: reads still frames.
-    :param gate: tells moving frames from still ones (made with the reader's homography).
+    :param reader: reads still frames; ``None``: the board is not calibrated yet, and the table
+        only keeps the latest frame (:attr:`last_frame`) until :meth:`use_reader`.
+    :param gate: tells moving frames from still ones (made with the reader's homography);
+        ``None`` without a reader.
     :param controller: follows the match.
     :param panel: shows :meth:`Controller.scene` whenever it changes.
     :param sinks: where every event goes, in order (:mod:`bgboard.events`: the console, the
@@ -145,13 +158,15 @@ class Table:
     :param hint_ply: the hint engine's search depth.
     :param opponent: plays the side the controller's ``gnubg`` names (:mod:`engine.opponent`),
         answering its ``gnubg-wanted`` events; ``None``: people play both sides.
+    :param settle: seconds of stillness for the gate :meth:`use_reader` makes when the table has
+        none yet (default: the given gate's).
     :raises ValueError: ``agree`` below 1, or a bad ``hint_ply``.
     """
 
     def __init__(
         self,
-        reader: BoardReader,
-        gate: MotionGate,
+        reader: BoardReader | None,
+        gate: MotionGate | None,
         controller: Controller,
         *,
         panel: LedPanel | None = None,
@@ -161,11 +176,16 @@ class Table:
         hints: HintEngine | None = None,
         hint_ply: int = 0,
         opponent: Opponent | None = None,
+        settle: float | None = None,
     ) -> None:
         if agree < 1:
             raise ValueError(f"agree is at least 1, not {agree!r}")
+        if (reader is None) != (gate is None):
+            raise ValueError("a table has a reader and a gate, or neither (not calibrated yet)")
         self.reader = reader
         self.gate = gate
+        self._settle = settle if settle is not None else (gate.settle if gate is not None else 0.6)
+        self._agree = agree
         self.controller = controller
         self.panel = panel
         self.sinks = Sinks(*sinks)
@@ -198,6 +218,32 @@ class Table:
         #: The latest still frame whose reading reached the controller, and that reading (kept
         #: through motion: what the live page's camera view shows).
         self.last_still: tuple[np.ndarray, BoardReading] | None = None
+        #: The latest frame fed, still or not (what the calibration view calibrates on).
+        self.last_frame: np.ndarray | None = None
+
+    @property
+    def calibrated(self) -> bool:
+        """Whether the table reads the board (it has a reader)."""
+        return self.reader is not None
+
+    def use_reader(self, reader: BoardReader) -> None:
+        """Read the board with ``reader`` from the next frame on: the first calibration of an
+        uncalibrated table, or a new one mid-match (the match, the store and the sinks are kept).
+
+        Everything that came from the old reader is dropped: the gate is made afresh with the new
+        homography (so nothing is judged before the board has been still under it), and the
+        still frame, its reading and the votes towards the next one are forgotten.
+        """
+        settle = self.gate.settle if self.gate is not None else self._settle
+        # The still frame first: the live page reads it beside the reader, never the other way.
+        self.last_still = None
+        self.last_reading = None
+        self._evidence = None
+        self._passed = False
+        self._period = None
+        self._stabiliser = Stabiliser(self._agree)
+        self.gate = MotionGate(reader.homography, settle=settle)
+        self.reader = reader
 
     @classmethod
     def from_config(
@@ -214,6 +260,7 @@ class Table:
         hints: HintEngine | None = None,
         opponent: Opponent | None = None,
         profile_name: str = "camera.profile",
+        calibrated: bool = True,
     ) -> Table:
         """The whole pipeline as ``config`` sets it: board reader, motion gate, controller, table.
 
@@ -230,6 +277,8 @@ class Table:
           :class:`~bgboard.events.StoreSink` recording them under ``match_id``.
 
         :param profile_name: how errors name the profile's setting (``--profile`` when given so).
+        :param calibrated: ``False``: no reader, none loaded; the table waits for
+            :meth:`use_reader` (the board is calibrated on the live page).
         :raises SetupError: no reader given, and the profile cannot be used.
         :raises ValueError: a store without a match id, or neither a store nor a state.
         """
@@ -240,7 +289,7 @@ class Table:
             names = store.summary(match_id).players if names is None else names
         if state is None:
             raise ValueError("the table needs the match: a state, or a store and its match id")
-        if reader is None:
+        if reader is None and calibrated:
             reader = load_reader(config, profile_name)
         match = config.match
         controller = Controller(
@@ -258,19 +307,23 @@ class Table:
             everywhere.append(StoreSink(store, match_id))
         return cls(
             reader,
-            MotionGate(reader.homography, settle=config.camera.settle),
+            None if reader is None else MotionGate(reader.homography, settle=config.camera.settle),
             controller,
             panel=panel,
             sinks=everywhere,
             hints=hints,
             hint_ply=match.hint_ply,
             opponent=opponent,
+            settle=config.camera.settle,
         )
 
     def feed(self, image: np.ndarray, t: float) -> list[Event]:
         """Process one camera frame taken at ``t`` (seconds); returns the events it caused."""
         start = self._clock()
         self.stats.frames += 1
+        self.last_frame = image
+        if self.gate is None:
+            return []  # not calibrated: the frame is only kept for the calibration view
         gate = self.gate.feed(image, t)
         self.last_gate = gate
         events: list[Event] = []
@@ -313,14 +366,22 @@ class Table:
 
     def button(self, name: str, t: float) -> list[Event]:
         """A button press (``done``, ``undo``, ``double``...) at ``t``."""
+        if self.reader is None:
+            return self._not_calibrated(t)
         events = self._answer_hints(self.controller.on_button(name, t), t)
         return self._handle(events, t)[0]
 
     def command(self, text: str, t: float) -> list[Event]:
         """A line typed at the console at ``t``."""
+        if self.reader is None:
+            return self._not_calibrated(t)
         events = self._answer_hints(self.controller.on_command(text, t), t)
         self._learn(events)
         return self._handle(events, t)[0]
+
+    def _not_calibrated(self, t: float) -> list[Event]:
+        """Refuse a button or a command: nothing is recorded before the board is calibrated."""
+        return self._handle([Event("not-calibrated", NOT_CALIBRATED)], t)[0]
 
     def say(self, event: Event, t: float | None = None) -> None:
         """Send ``event`` to the sinks with the table's own: news from whoever runs the table
@@ -344,6 +405,7 @@ class Table:
         return True
 
     def _read(self, image: np.ndarray) -> BoardReading:
+        assert self.reader is not None, "fed only once calibrated"
         start = self._clock()
         reading = self.reader.read(image)
         self.stats.read_seconds.append(self._clock() - start)
@@ -355,7 +417,7 @@ class Table:
         """Teach the reader this board from the still frame in view, when ``events`` record
         what it shows: a roll or a move (not a game's end, after which the match is already at
         the next game's start while the board still shows the last)."""
-        if self._evidence is None:
+        if self._evidence is None or self.reader is None:
             return
         kinds = {event.kind for event in events if event.action is not None}
         if not kinds & LEARN_FROM or any(event.kind == "game-over" for event in events):
