@@ -222,6 +222,9 @@ class WebHub:
         self._backlog: deque[tuple[int, str]] = deque(maxlen=BACKLOG)
         self._seq = 0
         self._controller: Controller | None = None
+        self._table: Table | None = None
+        #: The calibration view's address, when the table has one (set by the web server).
+        self.calibrate_url: str | None = None
         self._state: dict[str, Any] = state_json(MatchState.new_match(1), self.names, bottom_player=bottom_player)
         self._state_text = ""
         self._last_move: dict[str, Any] | None = None
@@ -234,8 +237,13 @@ class WebHub:
 
     def follow(self, table: Table) -> None:
         """Take ``table``'s events from now on and start from its controller's state."""
+        self._table = table
         self.follow_controller(table.controller)
         table.sinks.add(self)
+
+    def refresh(self) -> None:
+        """Send the pages a fresh snapshot (from the thread that owns the table, or before it runs)."""
+        self._publish_state(self._snapshot(None))
 
     def follow_controller(self, controller: Controller) -> None:
         """Snapshot ``controller`` after each event (the table adds the hub to its sinks)."""
@@ -329,6 +337,9 @@ class WebHub:
             # gnubg's move to make, drawn as a hint is: the person at the board moves its checkers.
             out["hint"] = {"play": str(gnubgs) or "no move", "arrows": arrows(gnubgs, seat), "plays": [], "gnubg": True}
         out["teach"] = controller.teach
+        # Whether the board is read at all: false while it waits for its first calibration.
+        out["calibrated"] = None if self._table is None else self._table.calibrated
+        out["calibrate"] = self.calibrate_url
         out["feedback"] = self._feedback
         out["last_move"] = self._last_move
         out["seq"] = self._seq
@@ -427,16 +438,21 @@ class WebHub:
 # -- changes from the pages ----------------------------------------------------------------
 
 
+#: A change for the table's owner: a console line, or a function to call in its thread.
+_Change = str | Callable[[], Iterable[Event]]
+
+
 class Inbox:
     """Changes the pages ask for, waiting for the table's owner to run them in its thread.
 
-    :meth:`submit` (any thread) queues a console command and returns a future; the owner calls
-    :meth:`run_pending` between frames, which runs each command with ``run`` and sets its
-    future to the events it caused.
+    :meth:`submit` (any thread) queues a console command and returns a future; :meth:`call`
+    queues a function that must run beside the table (the calibration view's new reader). The
+    owner calls :meth:`run_pending` between frames, which runs each command with ``run``, or
+    the function itself, and sets its future to the events it caused.
     """
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[str, concurrent.futures.Future[list[Event]]]] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[_Change, concurrent.futures.Future[list[Event]]]] = queue.SimpleQueue()
 
     def submit(self, command: str) -> concurrent.futures.Future[list[Event]]:
         """Queue ``command`` (a console line such as ``correct 13/7 8/7``)."""
@@ -444,19 +460,25 @@ class Inbox:
         self._queue.put((command, future))
         return future
 
+    def call(self, function: Callable[[], Iterable[Event]]) -> concurrent.futures.Future[list[Event]]:
+        """Queue ``function``, to be called in the table's thread; its future gets the events it returns."""
+        future: concurrent.futures.Future[list[Event]] = concurrent.futures.Future()
+        self._queue.put((function, future))
+        return future
+
     def run_pending(self, run: Callable[[str], Iterable[Event]], *, wait: float = 0.0) -> int:
-        """Run the queued commands with ``run`` (waiting up to ``wait`` seconds for the first);
-        returns how many ran."""
+        """Run the queued commands with ``run`` and the queued functions themselves (waiting up
+        to ``wait`` seconds for the first); returns how many ran."""
         done = 0
         while True:
             try:
-                command, future = self._queue.get(timeout=wait) if wait > 0 and not done else self._queue.get_nowait()
+                item, future = self._queue.get(timeout=wait) if wait > 0 and not done else self._queue.get_nowait()
             except queue.Empty:
                 return done
             if not future.set_running_or_notify_cancel():
                 continue
             try:
-                future.set_result(list(run(command)))
+                future.set_result(list(run(item) if isinstance(item, str) else item()))
             except Exception as exc:  # the page hears of it; the table goes on
                 future.set_exception(exc)
             done += 1
