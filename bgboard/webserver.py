@@ -8,7 +8,10 @@ Two Starlette applications, served by uvicorn in a thread of their own (:class:`
   and the changes a page may ask for, ``POST /api/correct`` and ``POST /api/command``, which
   need the table's token (``Authorization: Bearer TOKEN``) and go through an
   :class:`~bgboard.web.Inbox` to the table's own thread. With a store, the match browser's
-  routes too.
+  routes too. At the referee, the calibration view (``/calibrate``): ``GET /api/calibration``
+  (a camera frame kept, the corners found on it, the position it must show), ``GET
+  /api/calibration.jpg`` (that frame) and ``POST /api/calibration`` (the corners a person
+  placed; the token is needed), see :mod:`bgboard.calibration_view`.
 - :func:`history_app` (``bgboard serve``): the stored matches, ``GET /api/matches``, one
   match's moves with the board after each and gnubg's analysis when one is kept, each error
   on its move (``GET /api/matches/ID``), its ``.mat`` or ``.sgf``
@@ -38,12 +41,14 @@ from typing import TYPE_CHECKING, Any, Final
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bgboard.analyse import errors_by_action
+from bgboard.calibration_view import CalibrationRequestError, Calibrator, FrameGoneError
 from bgboard.events import Event, StoreSink
 from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
 from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
@@ -51,6 +56,7 @@ from engine.errors import BackgammonError
 from engine.match import MatchState, Move
 
 if TYPE_CHECKING:
+    from bgboard.calibration_view import Calibrated
     from bgboard.table import Table
 
 log = logging.getLogger(__name__)
@@ -65,6 +71,13 @@ RETRY_MS: Final = 1000
 CHANGE_WAIT: Final = 10.0
 #: The port when ``--web`` names only a host.
 DEFAULT_PORT: Final = 8080
+#: The largest calibration body taken (four corners and two numbers need about 150 bytes).
+CALIBRATION_BODY: Final = 2048
+#: What the calibration view's API says on a table that has none (the demo's rendered board).
+NO_CALIBRATION: Final = (
+    "this table has no calibration view: bgboard referee --web has one, which writes the board's profile"
+    " (camera.profile)"
+)
 
 
 class BindError(ValueError):
@@ -309,6 +322,43 @@ class CameraFeedView:
         return None if self.source is None else self.source()
 
 
+class CalibrationSlot:
+    """The table's calibrator, once whoever runs the table gives it one (:meth:`LiveWeb.calibrate`).
+
+    :ivar calibrator: ``None``: the table has no calibration view (the demo).
+    """
+
+    def __init__(self) -> None:
+        self.calibrator: Calibrator | None = None
+
+
+def _not_a_number(name: str) -> float:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+async def _small_json(request: Request, limit: int) -> dict[str, Any]:
+    """The request's body, at most ``limit`` bytes of one JSON object.
+
+    :raises _BadRequestError: too long (413), not JSON, or not an object (400).
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise _BadRequestError(f"the body is {declared} bytes: at most {limit} are taken", 413)
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            raise _BadRequestError(f"the body is longer than the {limit} bytes taken", 413)
+    try:
+        data = json.loads(raw or b"{}", parse_constant=_not_a_number)
+    except ValueError as exc:
+        reason = str(exc) if "JSON allows" in str(exc) else "the body is not JSON"
+        raise _BadRequestError(reason) from None
+    if not isinstance(data, dict):
+        raise _BadRequestError('the body is a JSON object: {"corners": [[x, y], [x, y], [x, y], [x, y]]}')
+    return data
+
+
 def live_app(
     hub: WebHub,
     inbox: Inbox,
@@ -316,6 +366,7 @@ def live_app(
     *,
     store_path: Path | None = None,
     camera: CameraFeedView | None = None,
+    calibration: CalibrationSlot | None = None,
 ) -> Starlette:
     """The live page's application.
 
@@ -324,6 +375,8 @@ def live_app(
     :param token: what ``Authorization: Bearer`` must carry for a change.
     :param store_path: the match store, for the match browser's routes (``None``: none).
     :param camera: the camera's picture (``GET /api/camera.jpg``); ``None``: none.
+    :param calibration: the calibration view's calibrator (``/api/calibration``); ``None`` or
+        an empty slot: the view says the table has none.
     """
 
     def authorised(request: Request) -> str | None:
@@ -428,8 +481,75 @@ def live_app(
             return _error(404, "no still frame from the camera yet")
         return Response(picture, media_type="image/jpeg", headers={"Cache-Control": "no-store"})
 
+    def calibrator() -> Calibrator | None:
+        return None if calibration is None else calibration.calibrator
+
+    def calibration_frame(request: Request) -> Response:
+        # A plain function (the thread pool): finding the corners takes a while on a big frame.
+        found = calibrator()
+        if found is None:
+            return _error(404, NO_CALIBRATION)
+        try:
+            shot = found.snapshot()
+        except FrameGoneError as exc:
+            return _error(503, str(exc))
+        return _no_store(JSONResponse(found.to_json(shot)))
+
+    def calibration_jpeg(request: Request) -> Response:
+        found = calibrator()
+        if found is None:
+            return _error(404, NO_CALIBRATION)
+        text = request.query_params.get("frame")
+        if text is not None and not text.isdigit():
+            return _error(400, f"frame is the number GET /api/calibration gave, not {text!r}")
+        try:
+            shot = found.get(None if text is None else int(text))
+        except FrameGoneError as exc:
+            return _error(404, str(exc))
+        return _no_store(Response(shot.jpeg(), media_type="image/jpeg"))
+
+    async def calibrate(request: Request) -> Response:
+        from vision.calibration import CalibrationError
+        from vision.profile import ProfileError
+
+        why = authorised(request)
+        if why is not None:
+            return _refused(request, why)
+        found = calibrator()
+        if found is None:
+            return _error(404, NO_CALIBRATION)
+        try:
+            data = await _small_json(request, CALIBRATION_BODY)
+            done: Calibrated = await run_in_threadpool(found.calibrate, data)
+        except _BadRequestError as exc:
+            return _error(exc.status, str(exc))
+        except CalibrationRequestError as exc:
+            return _error(400, str(exc))
+        except FrameGoneError as exc:
+            return _error(409, str(exc))
+        except CalibrationError as exc:
+            # The calibration's own words: what is wrong and where; nothing was written.
+            return JSONResponse({"error": str(exc), "kind": exc.kind or None}, status_code=422)
+        future = found.install(done)
+        summary = {"text": f"calibrated: {done.text}", "profile": done.to_json()}
+        try:
+            said = await asyncio.wait_for(asyncio.wrap_future(future), CHANGE_WAIT)
+        except TimeoutError:
+            return JSONResponse({**summary, "queued": True, "events": []}, status_code=202)
+        except ProfileError as exc:
+            return _error(500, f"{exc}: nothing changed, the table reads as before")
+        except Exception as exc:
+            log.exception("the new profile could not be put to use")
+            return _error(500, f"the profile was written, but the table could not read with it: {exc}")
+        events = [event.to_json() for event in said]
+        return JSONResponse({**summary, "events": events, "state": hub.state()})
+
     routes: list[Route | Mount] = [
         Route("/", _page("index.html")),
+        Route("/calibrate", _page("calibrate.html")),
+        Route("/api/calibration", calibration_frame),
+        Route("/api/calibration", calibrate, methods=["POST"]),
+        Route("/api/calibration.jpg", calibration_jpeg),
         Route("/api/camera.jpg", camera_jpeg),
         Route("/api/state", state),
         Route("/api/events", events),
@@ -444,7 +564,9 @@ def live_app(
 
 
 class _BadRequestError(ValueError):
-    pass
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 def history_app(store_path: Path) -> Starlette:
@@ -535,6 +657,7 @@ class LiveWeb:
     token: str
     server: WebServer
     camera: CameraFeedView
+    calibration: CalibrationSlot
 
     @classmethod
     def start(
@@ -549,26 +672,28 @@ class LiveWeb:
 
         :raises BindError: the address cannot be listened on.
         """
-        hub, inbox, camera = WebHub(names), Inbox(), CameraFeedView()
+        hub, inbox, camera, calibration = WebHub(names), Inbox(), CameraFeedView(), CalibrationSlot()
         token = token or new_token()
-        app = live_app(hub, inbox, token, store_path=store_path, camera=camera)
+        app = live_app(hub, inbox, token, store_path=store_path, camera=camera, calibration=calibration)
         server = WebServer(app, bind, on_stop=hub.close)
-        return cls(hub, inbox, token, server.start(), camera)
+        return cls(hub, inbox, token, server.start(), camera, calibration)
 
     def follow(self, table: Table) -> None:
         """Show ``table``: its events and state (:meth:`WebHub.follow`) and its camera's last
         still frame with the reading drawn (:func:`bgboard.camera_view.camera_picture`)."""
         self.hub.follow(table)
-        profile = table.reader.profile
 
         def picture() -> bytes | None:
-            # One read of the attribute: the table's thread replaces the pair, never changes it.
+            # One read of each attribute: the table's thread replaces them, never changes them,
+            # and drops the still frame before it takes another reader (calibrated again).
+            reader = table.reader
             still = table.last_still
-            if still is None:
+            if still is None or reader is None:
                 return None
             from bgboard.camera_view import camera_picture
 
             image, reading = still
+            profile = reader.profile
             return camera_picture(image, reading, profile.homography, profile.geometry)
 
         self.camera.source = picture
@@ -576,21 +701,39 @@ class LiveWeb:
         if stores:
             table.sinks.add(FrameKeeper(table, stores[0].store, stores[0].match_id))
 
+    def calibrate(self, table: Table, path: Path, install: Callable[[Calibrated], list[Event]]) -> None:
+        """Give the page a calibration view of ``table``'s camera (``/calibrate``), writing the
+        board's profile to ``path``; ``install`` (called in the table's thread, through the
+        inbox) makes the table read with a new profile."""
+        self.calibration.calibrator = Calibrator(table, self.inbox, path, install)
+        self.hub.calibrate_url = "/calibrate"
+        self.hub.refresh()
+
+    @property
+    def calibrate_url(self) -> str | None:
+        """The calibration view's address, when the table has one."""
+        return None if self.calibration.calibrator is None else f"{self.server.url}calibrate"
+
     @property
     def page_url(self) -> str:
         """The page's address with the token after ``#`` (never sent to the server by a browser)."""
         return f"{self.server.url}#token={self.token}"
 
     def notice(self, *, qr: bool = True) -> Event:
-        """What the console says at the start: the address, the token, and a QR code of both."""
+        """What the console says at the start: the address, the token, the calibration view's
+        address when there is one, and a QR code of the page's address with the token."""
         from bgboard.events import Notice
 
         url = self.server.url
         text = f"the live page is at {url} (changes need the token {self.token})"
         console = f"live page: {url}\ntoken: {self.token} (the page asks for it before a change)"
+        fields = {"url": url, "token": self.token}
+        if self.calibrate_url is not None:
+            console += f"\ncalibration view: {self.calibrate_url}"
+            fields["calibrate"] = self.calibrate_url
         if qr:
             console += f"\nscan to open the page with the token:\n{qr_text(self.page_url)}"
-        return Notice("web", text, {"url": url, "token": self.token}, console=console)
+        return Notice("web", text, fields, console=console)
 
     def close(self) -> None:
         """Stop the server."""
