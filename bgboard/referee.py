@@ -19,6 +19,12 @@ input arrives through one queue and is handled in order by :meth:`Referee.run`'s
 - A ticker queues a tick every 50 ms: a 74HC595 panel blinks only when refreshed, and the LED
   controller's link state is polled to say when it drops and comes back.
 
+With the live page (``web``) and a profile file that does not exist yet, the referee starts
+anyway with the board uncalibrated: camera, store and page as usual, but nothing is read or
+recorded until the page's calibration view (``/calibrate``, :mod:`bgboard.calibration_view`)
+has calibrated the board and written the profile; the console and the page say so. The same
+view calibrates a board again mid-match: the loop swaps the table's reader, the match goes on.
+
 In teach mode (``match.teach``) the referee starts one :class:`~engine.hints.GnubgHints` (the
 program named by ``$BGBOARD_GNUBG``, else gnubg on the path) for the table to ask, and stops
 it at the end. The table asks it from the referee's own thread: a 0-ply hint takes about
@@ -40,6 +46,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import numpy as np
@@ -63,11 +70,12 @@ from engine.opponent import GnubgOpponent
 from hardware.layout import LedLayout
 from hardware.panels import DimmedPanel, ManagedPanel
 from vision.frames import CameraError, Frame, FrameSource, is_live, open_source, opencv_errors_only, source_kind
-from vision.profile import ProfileError
+from vision.profile import ProfileError, check_output
 from vision.reader import BoardReader
 
 if TYPE_CHECKING:
     # The web stack is loaded only when the referee serves the page.
+    from bgboard.calibration_view import Calibrated
     from bgboard.webserver import Bind, LiveWeb
 
 log = logging.getLogger(__name__)
@@ -539,7 +547,9 @@ class Referee:
         (:class:`~bgboard.publish.Publisher`, its own thread) as table ``table_name``; the
         hall's tournament mode turns hints off.
     :param web: serve the live page there (:mod:`bgboard.webserver`); the changes it asks for
-        are run by the referee's loop like lines typed at the keyboard.
+        are run by the referee's loop like lines typed at the keyboard. Its calibration view
+        writes ``config.camera.profile``; a profile file that does not exist yet is no error
+        then: the referee waits, reading nothing, until the board is calibrated there.
     :param against: ``(level, side)``: GNU Backgammon plays side 1 or 2 at that level
         (:mod:`engine.opponent`), named ``gnubg`` in a new match; a resumed match keeps the
         side of its player named ``gnubg``.
@@ -605,7 +615,8 @@ class Referee:
         # board in play (see BoardReader.learn), so the next match starts surer, and with the
         # corners of a board that moved (see BoardReader.read).
         self._profile_path = config.camera.profile if reader is None else None
-        reader = reader if reader is not None else load_reader(config, self._name("camera.profile"))
+        if reader is None:
+            reader = self._load_reader(config, web is not None)
         self._saved_learnt = (0, 0)
         self._saved_at = clock()
         self._own_store = False
@@ -634,7 +645,8 @@ class Referee:
             try:
                 # A frame of another size is another camera, or another resolution: refused
                 # now, before a match is started, rather than at the first reading.
-                reader.profile.check_frame(self.camera.first_image(), f"the camera {source}'s frame")
+                if reader is not None:
+                    reader.profile.check_frame(self.camera.first_image(), f"the camera {source}'s frame")
             except ProfileError as exc:
                 self.camera.discard()
                 raise SetupError(str(exc)) from None
@@ -666,6 +678,7 @@ class Referee:
                 sinks=[self.console],
                 hints=self.hints,
                 opponent=opponent,
+                calibrated=reader is not None,
             )
             if opponent is not None:
                 level = opponent.level
@@ -706,6 +719,39 @@ class Referee:
     def _name(self, key: str) -> str:
         """How to name the setting ``key`` in an error: the flag that gave it, else the key."""
         return self._given.get(key, key)
+
+    def _load_reader(self, config: Config, web: bool) -> BoardReader | None:
+        """The reader for the configured profile; ``None`` when the file does not exist yet and
+        the live page can calibrate the board (``web``).
+
+        :raises SetupError: no profile configured, a missing one without the page, or one that
+            cannot be used (a broken file stays an error, page or not).
+        """
+        name = self._name("camera.profile")
+        path = config.camera.profile
+        if path is None:
+            try:
+                return load_reader(config, name)
+            except SetupError as exc:
+                if not web:
+                    raise
+                raise SetupError(
+                    f"{exc}; with --web, name the file to write (--profile board.toml): the live page's"
+                    " calibration view calibrates the board and writes it"
+                ) from None
+        if not Path(path).exists():
+            if web:
+                try:
+                    # Said now, not once the board has been calibrated for nothing.
+                    check_output(path)
+                except ProfileError as exc:
+                    raise SetupError(f"{name}: the calibration view could not write the profile: {exc}") from None
+                return None
+            raise SetupError(
+                f"{name}: {path}: no such profile: make one with bgboard vision calibrate PHOTO --markers -o {path},"
+                " or start with --web HOST:PORT and calibrate the board on the live page"
+            )
+        return load_reader(config, name)
 
     @staticmethod
     def _with_gnubg_named(config: Config, side: int) -> Config:
@@ -764,9 +810,40 @@ class Referee:
         except BindError as exc:
             raise SetupError(f"--web: {exc}") from None
         live.follow(self.table)
+        profile = self.config.camera.profile
+        if profile is not None:
+            live.calibrate(self.table, Path(profile), self._calibrated)
         # The console only: the token must not reach the pages, which anyone may read.
         self.console(live.notice())
         return live
+
+    def _calibrated(self, done: Calibrated) -> list[Event]:
+        """From the loop (the page's inbox): read the board with the profile the calibration
+        view wrote, from the next frame on; the match goes on."""
+        first = not self.table.calibrated
+        reader = BoardReader(done.profile)
+        self.table.use_reader(reader)
+        # What the new reader learns in play is written back to the file it came from.
+        self._profile_path = done.path
+        self._saved_learnt = (reader.learnt, reader.followed)
+        self._saved_at = self.clock()
+        if first:
+            text = f"calibrated: {done.text}; the board is read from now on"
+        else:
+            text = f"calibrated again: {done.text}; match {self.match_id} goes on"
+        event = Event("calibrated", text, {**done.to_json(), "again": not first}).at(self._last_t)
+        self.table.say(event)
+        return [event]
+
+    def _say_calibrate(self) -> None:
+        """Say that the board waits for its calibration, and where the page calibrates it."""
+        path = self.config.camera.profile
+        url = self.live.calibrate_url if self.live is not None else None
+        text = (
+            f"the board is not calibrated yet ({path} does not exist): nothing is read or recorded until it is;"
+            f" calibrate it at {url} (the page asks for the table's token)"
+        )
+        self._say("calibrate", text, url=url, profile=str(path))
 
     def _web_changes(self) -> list[Event]:
         """Run the changes the live page asked for, as lines typed at the keyboard."""
@@ -881,6 +958,8 @@ class Referee:
         self._say(kind, f"{kind} {self._state_words}", match=self.match_id)
         if self._settings_kept is not None:
             self._say("settings-kept", self._settings_kept, match=self.match_id)
+        if not self.table.calibrated:
+            self._say_calibrate()
         if self.publisher is not None:
             self._say("publishing", f"publishing as table {self.publisher.table} to {self.publisher.url}")
             self.publisher.start()
@@ -919,7 +998,8 @@ class Referee:
         if generation != self._generation:
             self._generation = generation
             # A new source: what the board looked like before is no guide to this frame.
-            self.table.gate.reset()
+            if self.table.gate is not None:
+                self.table.gate.reset()
             t = frame.time + self._offset
             if self._last_t is not None and t <= self._last_t:
                 # A file replayed from its start counts from 0 again: carry on from the last
@@ -1000,7 +1080,7 @@ class Referee:
         board followed where it moved: at most every :data:`SAVE_LEARNT_EVERY` seconds, and at
         the end (``now``)."""
         reader = self.table.reader
-        if self._profile_path is None or (reader.learnt, reader.followed) == self._saved_learnt:
+        if reader is None or self._profile_path is None or (reader.learnt, reader.followed) == self._saved_learnt:
             return
         if not now and self.clock() - self._saved_at < SAVE_LEARNT_EVERY:
             return
