@@ -55,6 +55,9 @@
     $("board").replaceChildren(svg);
     $("gnubgid").textContent = state.gnubgid;
     $("xgid").textContent = state.xgid;
+    // The referee's calibration view: always linked, and asked for while the board is not read.
+    $("calibrate-link").hidden = !state.calibrate;
+    $("calibrate-banner").hidden = !(state.calibrate && state.calibrated === false);
 
     const banner = $("banner");
     if (state.illegal) {
