@@ -1345,7 +1345,11 @@ def _referee_options(p: argparse.ArgumentParser) -> None:
     """The options of ``referee`` and ``play``."""
     p.add_argument("--config", help="the config file (default: $BGBOARD_CONFIG, ~/.config/bgboard/config.toml)")
     p.add_argument("--camera", help="the frame source (camera.source): picamera2:, v4l2:///dev/video0, video:FILE")
-    p.add_argument("--profile", help="the board's calibration profile (camera.profile)")
+    p.add_argument(
+        "--profile",
+        help="the board's calibration profile (camera.profile); with --web it may not exist yet:"
+        " the live page's calibration view calibrates the board and writes it",
+    )
     p.add_argument("--leds", help="the LED panel (leds.panel): fake, terminal, serial:/dev/ttyUSB0, gpio595:...")
     p.add_argument("--store", help="the match store (store.path)")
     p.add_argument("--mode", choices=("referee", "log"), help="judge every move, or only record (match.mode)")
@@ -1363,7 +1367,7 @@ def _referee_options(p: argparse.ArgumentParser) -> None:
         "--web",
         type=bind_address,
         metavar="HOST:PORT",
-        help="serve the live page there (localhost unless HOST names another address)",
+        help="serve the live page there, with its calibration view (localhost unless HOST names another address)",
     )
     p.set_defaults(func=cmd_referee if p.prog.endswith("referee") else cmd_play)
 
