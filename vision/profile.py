@@ -490,20 +490,27 @@ def check_output(path: str | Path) -> None:
         raise ProfileError(f"cannot write {_shown(path)}: {problem}")
 
 
+#: How far (a share of the image's width or height) a field's corner may lie outside the image:
+#: a photo cropped at the field cuts its corners off by a few pixels (1% on real photos).
+CORNER_OUTSIDE = 0.03
+
+
 def corner_problem(corners: np.ndarray, width: int, height: int) -> str | None:
     """What is wrong with four field corners (contract order) in a ``width`` x ``height`` image.
 
-    Four distinct finite points inside the image, going round a convex quadrilateral of a
+    Four distinct finite points inside the image (or just outside it, :data:`CORNER_OUTSIDE`), going round a convex quadrilateral of a
     useful size clockwise on screen: beside player 1's 13-, 24-, 1- then 12-point.
     """
     names = ("13-point", "24-point", "1-point", "12-point")
     corners = np.asarray(corners, dtype=np.float64)
     if corners.shape != (4, 2):
         return "the corners must be four x,y pairs"
+    # A photo cropped at the field may cut a corner off: one may lie a little outside it.
+    mx, my = CORNER_OUTSIDE * width, CORNER_OUTSIDE * height
     for (x, y), name in zip(corners, names, strict=True):
         if not (math.isfinite(x) and math.isfinite(y)):
             return f"the corner beside the {name} is not a number"
-        if not (0 <= x < width and 0 <= y < height):
+        if not (-mx <= x < width + mx and -my <= y < height + my):
             return f"the corner beside the {name} ({x:.0f},{y:.0f}) is outside the {width}x{height} image"
     close = max(4.0, 0.01 * min(width, height))
     for i, j in itertools.combinations(range(4), 2):
