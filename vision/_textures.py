@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Procedural textures for the board renderer: wood grain, felt, printed vinyl, table cloth.
+"""Procedural textures for the board renderer: wood grain, felt, printed vinyl, table cloth, leather.
 
 Every texture is a float32 *modulation map* around 1.0 (multiply a flat colour by it), so one
 cached map serves any colour. Maps are deterministic: their random numbers come from a seed
@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 #: The materials a surface can be made of.
-SURFACES = ("felt", "wood", "printed", "cloth")
+SURFACES = ("felt", "wood", "printed", "cloth", "leather")
 
 
 def stable_seed(*parts: object) -> int:
@@ -88,6 +88,15 @@ def _cloth(rng: np.random.Generator, h: int, w: int, px: float) -> np.ndarray:
     return m
 
 
+def _leather(rng: np.random.Generator, h: int, w: int, px: float) -> np.ndarray:
+    """Pebbled grain: small rounded cells with darker creases between them, and a broad mottle."""
+    cells = smooth_noise(rng, h, w, max(1.0, 3.0 * px), max(1.0, 3.0 * px))
+    creases = np.clip(0.35 - np.abs(cells), 0.0, None)
+    mottle = _fbm(rng, h, w, (80 * px, 25 * px), (0.6, 0.4))
+    m: np.ndarray = (1.0 + 0.03 * cells - 0.18 * creases + 0.03 * mottle).astype(np.float32)
+    return m
+
+
 @lru_cache(maxsize=48)
 def surface_map(kind: str, h: int, w: int, px: float, variant: int = 0, vertical: bool = False) -> np.ndarray:
     """A read-only modulation map of material ``kind`` (one of :data:`SURFACES`).
@@ -107,6 +116,8 @@ def surface_map(kind: str, h: int, w: int, px: float, variant: int = 0, vertical
         m = _printed(rng, h, w, px)
     elif kind == "cloth":
         m = _cloth(rng, h, w, px)
+    elif kind == "leather":
+        m = _leather(rng, h, w, px)
     else:
         raise ValueError(f"unknown surface {kind!r}; expected one of {SURFACES}")
     m.flags.writeable = False

@@ -26,12 +26,13 @@ import time
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
 
 from vision import _textures as tx
-from vision.geometry import FIELD_H, FIELD_W, TRACK_VALUES, FieldGeometry, slot_layer
+from vision.geometry import FIELD_H, FIELD_W, SLOTS, TRACK_VALUES, FieldGeometry
 
 BGR = tuple[int, int, int]
 
@@ -63,6 +64,22 @@ class BoardStyle:
     :param variant: picks another instance of the material textures.
     :param die_fraction: a die's side as a fraction of a checker's diameter (real dice are 0.4
         to 0.5; 0.65, the default, is what every render before it drew).
+    :param aspect: the playing field's width over its height (real fields are 1.0 to 1.3; the
+        rectified field of :mod:`vision.geometry` is 1.2): checkers stay round on the board, so
+        in field coordinates they are taller or flatter than that geometry's.
+    :param checker_fraction: a checker's diameter as a fraction of a point's width.
+    :param checker_thickness: a checker's thickness as a fraction of the geometry's diameter.
+    :param solid: checkers drawn with their side wall between their bottom and top faces (seen
+        at a slant, a thick checker shows it), and checkers piled on others raised by as much.
+        False draws the flat checkers of earlier renders.
+    :param checker_look: the checkers' tops: ``plain`` (bevel and one groove), ``rings`` (two
+        grooves), ``rim`` (a bright glossy rim), ``emblem`` (a mark in the middle), ``pearl``
+        (marbled) or ``flat`` (no groove, a soft bevel).
+    :param hinges: metal hinges on the bar strip (or the fold between the halves), 0 for none.
+    :param logo: text printed across the middle of the field, with a square mark beside it ("":
+        nothing printed).
+    :param logo_colour: the printed logo's ink.
+    :param cup_colour: the dice cups standing on the field (:class:`CupSpec`).
     """
 
     name: str = "classic"
@@ -83,6 +100,21 @@ class BoardStyle:
     counter_colour: BGR = (40, 40, 200)
     variant: int = 0
     die_fraction: float = 0.65
+    aspect: float = 1.2
+    checker_fraction: float = 0.92
+    checker_thickness: float = 0.17
+    solid: bool = False
+    checker_look: str = "plain"
+    hinges: int = 0
+    logo: str = ""
+    logo_colour: BGR = (40, 40, 200)
+    cup_colour: BGR = (28, 28, 30)
+
+    @property
+    def stretch(self) -> float:
+        """Board length per field unit along y over that along x: 1 for a field of the
+        geometry's 1.2, more for a squarer one (its field units are longer along y)."""
+        return (FIELD_W / FIELD_H) / self.aspect
 
 
 STYLES: dict[str, BoardStyle] = {
@@ -152,13 +184,7 @@ def random_style(rng: np.random.Generator) -> BoardStyle:
     die_fraction = float(_side_stream(rng).uniform(0.38, 0.65))
 
     def jit(c: BGR, hue: float = 5.0) -> BGR:
-        # In HSV, so a brown stays a brown: small hue shifts, larger saturation and value changes.
-        hsv = cv2.cvtColor(np.array([[c]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float64)
-        hsv[0] = (hsv[0] + rng.normal(0.0, hue)) % 180
-        hsv[1] = np.clip(hsv[1] * rng.uniform(0.8, 1.15), 0, 255)
-        hsv[2] = np.clip(hsv[2] * rng.uniform(0.8, 1.18), 8, 250)
-        bgr = cv2.cvtColor(np.array([[hsv]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
-        return int(bgr[0]), int(bgr[1]), int(bgr[2])
+        return _jitter(rng, c, hue)
 
     pair = _CHECKER_PAIRS[int(rng.integers(len(_CHECKER_PAIRS)))]
     if rng.random() < 0.5:
@@ -174,6 +200,148 @@ def random_style(rng: np.random.Generator) -> BoardStyle:
         bar_fraction=float(rng.choice([0.0, 0.06, 0.08, 0.1])),
         variant=int(rng.integers(0, 2)),
         die_fraction=die_fraction,
+    )
+
+
+def _jitter(
+    rng: np.random.Generator,
+    c: BGR,
+    hue: float = 5.0,
+    saturation: tuple[float, float] = (0.8, 1.15),
+    value: tuple[float, float] = (0.8, 1.18),
+) -> BGR:
+    """``c`` a little changed, in HSV so that a brown stays a brown: small hue shifts, larger
+    saturation and value changes (factors drawn from ``saturation`` and ``value``)."""
+    hsv = cv2.cvtColor(np.array([[c]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float64)
+    hsv[0] = (hsv[0] + rng.normal(0.0, hue)) % 180
+    hsv[1] = np.clip(hsv[1] * rng.uniform(*saturation), 0, 255)
+    hsv[2] = np.clip(hsv[2] * rng.uniform(*value), 8, 250)
+    bgr = cv2.cvtColor(np.array([[hsv]], np.uint8), cv2.COLOR_HSV2BGR)[0, 0]
+    return int(bgr[0]), int(bgr[1]), int(bgr[2])
+
+
+# Boards as real tables have them (BGR), for :func:`varied_style`: frames and fields with their
+# materials, pairs of point colours, pairs of checker colours.
+_REAL_FRAMES: tuple[tuple[BGR, str], ...] = (
+    ((26, 26, 28), "leather"),  # a black tournament case
+    ((28, 40, 62), "leather"),  # dark brown
+    ((80, 112, 140), "leather"),  # taupe
+    ((30, 58, 98), "wood"),  # walnut
+    ((22, 36, 58), "wood"),  # dark wood
+    ((60, 40, 26), "leather"),  # navy
+    ((34, 30, 96), "leather"),  # burgundy
+    ((90, 92, 94), "printed"),  # grey
+)
+_REAL_FIELDS: tuple[tuple[BGR, str], ...] = (
+    ((200, 224, 234), "printed"),  # cream
+    ((196, 220, 232), "felt"),
+    ((120, 170, 200), "felt"),  # tan felt
+    ((82, 50, 30), "leather"),  # navy
+    ((60, 46, 34), "felt"),
+    ((48, 96, 40), "felt"),  # green
+    ((40, 82, 132), "wood"),  # walnut
+    ((70, 120, 170), "wood"),  # oak
+    ((30, 30, 32), "leather"),  # black
+    ((188, 192, 194), "printed"),  # light grey
+    ((40, 36, 120), "felt"),  # burgundy
+    ((232, 236, 238), "printed"),  # white
+)
+_REAL_POINTS: tuple[tuple[BGR, BGR], ...] = (
+    ((36, 36, 190), (28, 28, 30)),  # red and black
+    ((150, 90, 40), (40, 70, 110)),  # blue and brown
+    ((236, 238, 240), (26, 26, 28)),  # white and black
+    ((180, 214, 234), (40, 60, 96)),  # cream and brown
+    ((60, 112, 110), (30, 34, 62)),  # olive and dark brown
+    ((150, 180, 200), (110, 112, 116)),  # tan and grey
+    ((170, 200, 215), (60, 95, 30)),  # ivory and green
+    ((40, 120, 220), (130, 70, 30)),  # orange and blue
+    ((200, 205, 210), (40, 40, 150)),  # light grey and red
+    ((100, 130, 160), (160, 185, 200)),  # taupe and beige
+)
+_REAL_CHECKERS: tuple[tuple[BGR, BGR], ...] = (
+    ((232, 236, 238), (30, 30, 32)),  # white and black
+    ((232, 236, 238), (40, 40, 170)),  # white and red
+    ((236, 238, 240), (36, 30, 120)),  # white and dark red
+    ((184, 214, 236), (40, 62, 96)),  # cream and brown
+    ((70, 70, 74), (50, 60, 210)),  # dark grey and red
+    ((214, 220, 222), (160, 170, 172)),  # white and grey pearl
+    ((30, 30, 32), (46, 46, 190)),  # black and red
+    ((236, 236, 236), (140, 80, 30)),  # white and blue
+)
+_DICE_COLOURS: tuple[tuple[BGR, BGR], ...] = (
+    ((235, 238, 240), (25, 25, 25)),
+    ((30, 30, 30), (230, 230, 230)),
+    ((40, 40, 190), (235, 235, 235)),
+    ((200, 228, 238), (30, 30, 30)),
+)
+_INKS: tuple[BGR, ...] = ((30, 30, 200), (236, 236, 236), (60, 170, 210), (26, 26, 26), (150, 150, 150))
+_CUPS: tuple[BGR, ...] = ((28, 28, 30), (30, 45, 70), (80, 110, 140), (34, 30, 96), (70, 46, 30))
+
+
+def varied_style(rng: np.random.Generator) -> BoardStyle:
+    """A board as real tables have them, beyond :func:`random_style`'s presets: tournament
+    cases (black or leather frames, cream, tan or navy fields, red and black or blue and brown
+    points), wooden and felt boards; points or a field the colour of one side's checkers (white
+    points and white checkers); squarer or longer fields; smaller, thicker checkers with rims,
+    rings, marks or pearl; narrow bars with hinges; logos printed on the field."""
+    if rng.random() < 0.35:
+        base = random_style(rng)
+    else:
+        frame, frame_surface = _REAL_FRAMES[int(rng.integers(len(_REAL_FRAMES)))]
+        field, field_surface = _REAL_FIELDS[int(rng.integers(len(_REAL_FIELDS)))]
+        points = _REAL_POINTS[int(rng.integers(len(_REAL_POINTS)))]
+        checkers = _REAL_CHECKERS[int(rng.integers(len(_REAL_CHECKERS)))]
+        if rng.random() < 0.5:
+            points = (points[1], points[0])
+        if rng.random() < 0.5:
+            checkers = (checkers[1], checkers[0])
+        dice, pips = _DICE_COLOURS[int(rng.integers(len(_DICE_COLOURS)))]
+        point_surface = str(rng.choice(["printed", "felt", "leather"])) if field_surface == "leather" else field_surface
+        base = BoardStyle(
+            name="real",
+            frame_colour=_jitter(rng, frame),
+            frame_surface=frame_surface,
+            field_colour=_jitter(rng, field),
+            field_surface=field_surface,
+            point_colours=(_jitter(rng, points[0]), _jitter(rng, points[1])),
+            point_surface=point_surface,
+            checker_colours=(_jitter(rng, checkers[0], 3.0), _jitter(rng, checkers[1], 3.0)),
+            dice_colour=dice,
+            pip_colour=pips,
+            cube_colour=dice,
+            cube_ink=pips,
+            variant=int(rng.integers(0, 4)),
+        )
+    near = {"hue": 2.0, "saturation": (0.92, 1.08), "value": (0.94, 1.06)}
+    pick = rng.random()
+    if pick < 0.3:
+        # White points and white checkers, black and black, wood and brown: the point differs
+        # from a checker by its shape alone.
+        k, j = int(rng.integers(2)), int(rng.integers(2))
+        colours = list(base.point_colours)
+        colours[k] = _jitter(rng, base.checker_colours[j], **near)  # type: ignore[arg-type]
+        base = replace(base, point_colours=(colours[0], colours[1]))
+    elif pick < 0.42:
+        base = replace(base, field_colour=_jitter(rng, base.checker_colours[int(rng.integers(2))], **near))  # type: ignore[arg-type]
+    logo = ""
+    if rng.random() < 0.35:
+        letters = "".join(str(c) for c in rng.choice(list("abcdefgimnoprstu"), int(rng.integers(4, 9))))
+        logo = f"www.{letters}.com" if rng.random() < 0.5 else letters.upper()
+    return replace(
+        base,
+        name=f"{base.name}-varied",
+        checker_gloss=float(rng.uniform(0.2, 0.95)),
+        bar_fraction=float(rng.choice([0.0, 0.04, 0.05, 0.06, 0.065, 0.08, 0.1])),
+        die_fraction=float(rng.uniform(0.38, 0.55)),
+        aspect=float(rng.uniform(1.0, 1.32)),
+        checker_fraction=float(rng.uniform(0.8, 0.95)),
+        checker_thickness=float(rng.uniform(0.15, 0.26)),
+        solid=True,
+        checker_look=str(rng.choice(CHECKER_LOOKS)),
+        hinges=int(rng.choice([0, 0, 2, 2, 3])),
+        logo=logo,
+        logo_colour=_INKS[int(rng.integers(len(_INKS)))],
+        cup_colour=_CUPS[int(rng.integers(len(_CUPS)))],
     )
 
 
@@ -222,6 +390,27 @@ class TrackSpec:
 
 
 @dataclass(frozen=True)
+class CupSpec:
+    """A dice cup standing on the field, over the tips of the points, as players leave them.
+
+    :param position: its centre on the field (field units), or None for a spot over the points'
+        tips of ``row`` clear of every checker (no cup is drawn where none is clear).
+    :param row: ``top`` or ``bottom``: the row of points it stands over, when ``position`` is None.
+    :param width: across the board, in checker diameters.
+    :param depth: along the points, in checker diameters (an oval cup is wider than deep).
+    :param height: in checker diameters.
+    :param upright: the open end up (else upside down, its closed bottom up).
+    """
+
+    position: tuple[float, float] | None = None
+    row: str = "top"
+    width: float = 1.9
+    depth: float = 1.5
+    height: float = 2.2
+    upright: bool = True
+
+
+@dataclass(frozen=True)
 class Scene:
     """What lies on the board.
 
@@ -231,6 +420,13 @@ class Scene:
     :param dice: dice on the board.
     :param cube: the doubling cube, if any.
     :param track: a doubling-track counter, if any.
+    :param lines: per point, how many checkers are lined up from the edge before the rest are
+        piled on them (empty: five everywhere, the geometry's slots). A line is cut short where
+        the next checker would lie past the field's middle.
+    :param bar_spots: where the checkers on the bar lie (field units): player 1's ``bar[0]``
+        first, then player 2's (empty: each side's from the middle towards its own side, as
+        :meth:`vision.geometry.FieldGeometry.bar_slot_center` has them).
+    :param cups: dice cups standing on the field.
     """
 
     points: tuple[int, ...]
@@ -239,10 +435,31 @@ class Scene:
     dice: tuple[DieSpec, ...] = ()
     cube: CubeSpec | None = None
     track: TrackSpec | None = None
+    lines: tuple[int, ...] = ()
+    bar_spots: tuple[tuple[float, float], ...] = ()
+    cups: tuple[CupSpec, ...] = ()
 
     def __post_init__(self) -> None:
         if len(self.points) != 24:
             raise ValueError(f"a scene needs 24 points, got {len(self.points)}")
+        if self.lines and (len(self.lines) != 24 or min(self.lines) < 1):
+            raise ValueError("a scene's lines are 24 counts of at least one checker")
+        if self.bar_spots and len(self.bar_spots) != self.bar[0] + self.bar[1]:
+            raise ValueError(f"{len(self.bar_spots)} spots on the bar for {self.bar[0] + self.bar[1]} checkers")
+
+    def bar_halves(self) -> tuple[int, int]:
+        """The signed stack on each half of the bar strip, the lower half's then the upper's
+        (player 1's positive), as the learned reader's two bar strips see them."""
+        if not self.bar_spots:
+            return self.bar[0], -self.bar[1]
+        lower = upper = 0
+        for k, (_, y) in enumerate(self.bar_spots):
+            sign = 1 if k < self.bar[0] else -1
+            if y >= FIELD_H / 2:
+                lower += sign
+            else:
+                upper += sign
+        return lower, upper
 
 
 @dataclass(frozen=True)
@@ -288,6 +505,27 @@ class Camera:
             fov=float(rng.uniform(55.0, 75.0)),
             distortion=float(rng.uniform(0.0, 0.012)),
             focus_blur=float(rng.uniform(0.3, 1.1)),
+            table_colour=table[0],
+            table_surface=table[1],
+        )
+
+    @classmethod
+    def varied(cls, rng: np.random.Generator, size: tuple[int, int] = (1280, 720)) -> Camera:
+        """A camera as real tables have them: half the time up to 8 degrees off vertical, else 8
+        to 30 (a camera on a stand beside the board, a photo taken from a seat), the board
+        filling 60% of the frame's height to all of it (a tournament stream)."""
+        table = _TABLES[int(rng.integers(len(_TABLES)))]
+        tilt = float(rng.uniform(0.0, 8.0)) if rng.random() < 0.5 else float(rng.uniform(8.0, 30.0))
+        return cls(
+            size=size,
+            fill=float(rng.uniform(0.62, 1.0)),
+            tilt=tilt,
+            tilt_direction=float(rng.uniform(0.0, 360.0)),
+            rotation=float(rng.normal(0.0, 2.0)),
+            offset=(float(rng.normal(0.0, 0.03)), float(rng.normal(0.0, 0.03))),
+            fov=float(rng.uniform(45.0, 78.0)),
+            distortion=float(rng.uniform(0.0, 0.015)),
+            focus_blur=float(rng.uniform(0.3, 1.3)),
             table_colour=table[0],
             table_surface=table[1],
         )
@@ -389,6 +627,7 @@ class _Layout:
     fh: int
     marker: int
     quiet: int
+    stretch: float = 1.0
 
     @property
     def geom(self) -> FieldGeometry:
@@ -402,25 +641,27 @@ class _Layout:
     def field_to_canvas(self) -> np.ndarray:
         # Field x=0 lies on the boundary between canvas pixels ml-1 and ml (pixel centres are integers).
         s = self.scale
-        return np.array([[s, 0, self.ml - 0.5], [0, s, self.mt - 0.5], [0, 0, 1]], np.float64)
+        return np.array([[s, 0, self.ml - 0.5], [0, s * self.stretch, self.mt - 0.5], [0, 0, 1]], np.float64)
 
     def c(self, x: float, y: float) -> tuple[float, float]:
         """Field point to canvas point."""
-        return x * self.scale + self.ml - 0.5, y * self.scale + self.mt - 0.5
+        return x * self.scale + self.ml - 0.5, y * self.scale * self.stretch + self.mt - 0.5
 
     def tray(self, player: int) -> tuple[float, float, float, float]:
         """``(x0, y0, x1, y1)`` of a player's off tray, in field coordinates."""
         d = self.geom.checker_diameter
         x0 = FIELD_W + 0.3 * d
         x1 = x0 + 1.2 * d
-        top = (self.marker + self.quiet) / self.scale + 0.15 * d
+        # Lengths along y in field units: a stretched field's units are longer there.
+        dy = d / self.stretch
+        top = (self.marker + self.quiet) / (self.scale * self.stretch) + 0.15 * dy
         if player == 1:
-            return x0, FIELD_H / 2 + 0.15 * d, x1, FIELD_H - top
-        return x0, top, x1, FIELD_H / 2 - 0.15 * d
+            return x0, FIELD_H / 2 + 0.15 * dy, x1, FIELD_H - top
+        return x0, top, x1, FIELD_H / 2 - 0.15 * dy
 
 
 @lru_cache(maxsize=32)
-def _layout(bar_fraction: float, scale: float) -> _Layout:
+def _layout(bar_fraction: float, scale: float, stretch: float = 1.0) -> _Layout:
     d = FieldGeometry(bar_fraction=bar_fraction).checker_diameter
     marker = max(12, round(0.9 * d * scale / 6.0) * 6)
     quiet = max(3, round(marker / 5))
@@ -434,9 +675,10 @@ def _layout(bar_fraction: float, scale: float) -> _Layout:
         mr=right,
         mb=margin,
         fw=round(FIELD_W * scale),
-        fh=round(FIELD_H * scale),
+        fh=round(FIELD_H * scale * stretch),
         marker=marker,
         quiet=quiet,
+        stretch=stretch,
     )
 
 
@@ -483,9 +725,14 @@ class _Structure:
 
 @lru_cache(maxsize=32)
 def _structure(
-    bar_fraction: float, scale: float, markers: bool, surfaces: tuple[str, str, str], variant: int
+    bar_fraction: float,
+    scale: float,
+    markers: bool,
+    surfaces: tuple[str, str, str],
+    variant: int,
+    stretch: float = 1.0,
 ) -> _Structure:
-    lay = _layout(bar_fraction, scale)
+    lay = _layout(bar_fraction, scale, stretch)
     geom = lay.geom
     h, w = lay.shape
     s = scale
@@ -528,7 +775,8 @@ def _structure(
         cx = geom.point_center_x(p)
         half = pw * 0.47
         base_y, tip_y = (0.0, pl) if row == 0 else (float(FIELD_H), FIELD_H - pl)
-        tri = np.array([[cx - half, base_y], [cx + half, base_y], [cx, tip_y]], np.float32) * s
+        tri = np.array([[cx - half, base_y], [cx + half, base_y], [cx, tip_y]], np.float32)
+        tri *= np.array([s, s * stretch], np.float32)
         polys[(p + 1) % 2].append(tri - 0.5)
     for k, label in ((0, _POINT_A), (1, _POINT_B)):
         cover = _aa_mask(fl.shape, polys[k])
@@ -571,13 +819,14 @@ def _structure(
 
 @lru_cache(maxsize=8)
 def _base_canvas(style: BoardStyle, scale: float, markers: bool) -> np.ndarray:
-    lay = _layout(style.bar_fraction, scale)
+    lay = _layout(style.bar_fraction, scale, style.stretch)
     st = _structure(
         style.bar_fraction,
         scale,
         markers,
         (style.frame_surface, style.field_surface, style.point_surface),
         style.variant,
+        style.stretch,
     )
     lut = np.array(
         [
@@ -602,6 +851,10 @@ def _base_canvas(style: BoardStyle, scale: float, markers: bool) -> np.ndarray:
         mixed = lut[st.labels.ravel()[idx]] * (st.weights.ravel()[idx, None] / _WEIGHT_SCALE)
         mixed += lut[st.edge_labels] * st.edge_weights[:, None]
         flat[idx] = np.clip(mixed + 0.5, 0, 255).astype(np.uint8)
+    if style.logo:
+        _print_logo(out, lay, style)
+    if style.hinges:
+        _draw_hinges(out, lay, style)
     if markers:
         m = lay.marker
         aruco = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
@@ -639,6 +892,63 @@ def _marker_cells(lay: _Layout) -> list[tuple[int, int]]:
     return [(left - m, top - m), (right, top - m), (right, bottom), (left - m, bottom)]
 
 
+def _print_logo(out: np.ndarray, lay: _Layout, style: BoardStyle) -> None:
+    """Print ``style.logo`` across the middle of each half, between the rows' tips, with a square
+    mark beside it; on the left half turned round, as a board printed for both players is."""
+    geom = lay.geom
+    s = lay.scale
+    d = geom.checker_diameter * s
+    ink = np.asarray(style.logo_colour, np.float32)
+    font = cv2.FONT_HERSHEY_DUPLEX
+    big = 4
+    for half, turned in ((0, True), (1, False)):
+        x0 = 0.0 if half == 0 else geom.half_width + geom.bar_width
+        cx, cy = lay.c(x0 + geom.half_width / 2, FIELD_H / 2)
+        w = int(0.85 * geom.half_width * s)
+        h = int(0.75 * d)
+        mask = np.zeros((h * big, w * big), np.uint8)
+        mark = int(0.7 * h * big)
+        cv2.rectangle(mask, (0, (h * big - mark) // 2), (mark, (h * big + mark) // 2), 255, -1)
+        thick = max(1, int(0.06 * h * big))
+        (tw, th), _ = cv2.getTextSize(style.logo, font, 1.0, thick)
+        room = w * big - mark - int(0.3 * h * big)
+        fs = min(0.4 * h * big / max(th, 1), room / max(tw, 1))
+        (tw, th), _ = cv2.getTextSize(style.logo, font, fs, thick)
+        org = (mark + int(0.3 * h * big), (h * big + th) // 2)
+        cv2.putText(mask, style.logo, org, font, fs, 255, thick, cv2.LINE_AA)
+        a = cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+        if turned:
+            a = a[::-1, ::-1]
+        y0, x0i = round(cy - h / 2), round(cx - w / 2)
+        patch = out[y0 : y0 + h, x0i : x0i + w].astype(np.float32)
+        a = a[: patch.shape[0], : patch.shape[1], None]
+        out[y0 : y0 + h, x0i : x0i + w] = np.clip(patch + (ink - patch) * 0.9 * a + 0.5, 0, 255).astype(np.uint8)
+
+
+def _draw_hinges(out: np.ndarray, lay: _Layout, style: BoardStyle) -> None:
+    """Metal hinges on the bar strip (or on the fold of a board without one): a knuckle along
+    the bar, brighter in the middle as a cylinder is, with its leaves' edges darker."""
+    geom = lay.geom
+    s = lay.scale
+    d = geom.checker_diameter
+    across = (0.75 * geom.bar_width if geom.bar_width > 0 else 0.32 * d) * s
+    along = (0.55 + 0.1 * (style.variant % 3)) * d * s
+    brass = style.variant % 2 == 1
+    metal = np.asarray((70, 150, 190) if brass else (186, 188, 192), np.float32)
+    spots = (0.22, 0.78) if style.hinges == 2 else tuple(np.linspace(0.15, 0.85, style.hinges))
+    w, h = max(3, round(across)), max(3, round(along))
+    u = (np.arange(w, dtype=np.float32) + 0.5) / w
+    profile = 0.55 + 0.6 * np.sin(np.pi * u) ** 0.7
+    profile[[0, -1]] *= 0.6
+    rgb = np.clip(profile[None, :, None] * metal[None, None, :], 0, 255)
+    rgb = np.broadcast_to(rgb, (h, w, 3)).copy()
+    rgb[[0, -1]] *= 0.6
+    for f in spots:
+        cx, cy = lay.c(FIELD_W / 2, float(f) * FIELD_H)
+        x0, y0 = round(cx - w / 2), round(cy - h / 2)
+        out[y0 : y0 + h, x0 : x0 + w] = np.clip(rgb + 0.5, 0, 255).astype(np.uint8)
+
+
 # ---------------------------------------------------------------------------------------------
 # Sprites
 # ---------------------------------------------------------------------------------------------
@@ -646,9 +956,15 @@ def _marker_cells(lay: _Layout) -> list[tuple[int, int]]:
 Sprite = tuple[np.ndarray, np.ndarray]  # float32 BGR, float32 alpha
 
 
+#: The looks a checker's top may have (:attr:`BoardStyle.checker_look`).
+CHECKER_LOOKS = ("plain", "rings", "rim", "emblem", "pearl", "flat")
+
+
 @lru_cache(maxsize=512)
-def _checker_sprite(colour: BGR, dpx: int, gloss: float, light: int) -> Sprite:
-    """A checker seen from above: bevelled rim, a groove, grain and a highlight towards ``light``/8 turns."""
+def _checker_sprite(colour: BGR, dpx: int, gloss: float, light: int, look: str = "plain") -> Sprite:
+    """A checker seen from above: bevelled rim, a groove, grain and a highlight towards
+    ``light``/8 turns; ``look`` (:data:`CHECKER_LOOKS`) adds a second groove, a bright rim, a
+    mark, a marbling, or takes the groove away."""
     pad = 2
     n = dpx + 2 * pad
     c = (n - 1) / 2
@@ -662,16 +978,105 @@ def _checker_sprite(colour: BGR, dpx: int, gloss: float, light: int) -> Sprite:
     facing = (dx * lx + dy * ly) / np.maximum(dist, 1e-3)
     bevel = np.clip((r - 0.8) / 0.2, 0, 1)
     shade = 1.0 + 0.25 * bevel * facing - 0.3 * np.clip((r - 0.94) / 0.06, 0, 1)
-    shade -= 0.14 * np.exp(-(((r - 0.74) / 0.035) ** 2))
+    if look != "flat":
+        shade -= 0.14 * np.exp(-(((r - 0.74) / 0.035) ** 2))
+    if look == "rings":
+        shade -= 0.12 * np.exp(-(((r - 0.5) / 0.03) ** 2))
     shade += 0.03 * (1.0 - r**2)
     shade *= 1.0 + 0.025 * tx.noise_patch(n)
     rgb = shade[:, :, None] * np.asarray(colour, np.float32)[None, None, :]
+    seed = tx.stable_seed("checker", colour, look)
+    bright = float(np.mean(colour)) > 110
+    if look == "pearl":
+        # Mother of pearl: broad swirls of lighter and darker, a little iridescent.
+        rng = np.random.default_rng(seed)
+        swirl = tx.smooth_noise(rng, n, n, max(2.0, 0.3 * dpx), max(2.0, 0.18 * dpx))
+        tint = 1.0 + 0.12 * swirl[:, :, None] * np.asarray([1.0, 0.8, 0.6], np.float32)[None, None, :]
+        rgb *= tint
+    elif look == "emblem":
+        # A mark pressed into the top: a letter or a ring, a shade off the checker's colour.
+        mark = np.zeros((4 * n, 4 * n), np.uint8)
+        letter = "LQBMRSG8"[seed % 8]
+        fs = 0.9 * dpx / 30.0
+        thick = max(1, round(0.14 * dpx))
+        (tw, th), _ = cv2.getTextSize(letter, cv2.FONT_HERSHEY_SIMPLEX, fs, thick)
+        org = (round(2 * n - tw / 2), round(2 * n + th / 2))
+        cv2.putText(mark, letter, org, cv2.FONT_HERSHEY_SIMPLEX, fs, 255, thick, cv2.LINE_AA)
+        a = cv2.resize(mark, (n, n), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+        rgb *= 1.0 - (0.22 if bright else -0.35) * a[:, :, None]
+    elif look == "rim":
+        # A metal or lacquered rim round the top, of a grey that stands off the checker.
+        band = np.clip((r - 0.84) / 0.04, 0, 1) * np.clip((0.99 - r) / 0.03, 0, 1)
+        grey = np.asarray((120, 120, 124) if bright else (200, 202, 206), np.float32)
+        rgb += (grey[None, None, :] * (1.0 + 0.3 * bevel * facing)[:, :, None] - rgb) * band[:, :, None]
     hx, hy = c + 0.45 * rad * lx, c + 0.45 * rad * ly
     spec = 0.35 * np.exp(-((xx - hx) ** 2 + (yy - hy) ** 2) / (0.35 * rad) ** 2)
     spec += 0.45 * bevel * np.clip(facing, 0, 1) ** 3 * (r < 1)
     rgb += (gloss * 255 * spec)[:, :, None]
     alpha = np.clip(rad - dist + 0.5, 0, 1).astype(np.float32)
     return np.clip(rgb, 0, 255).astype(np.float32), alpha
+
+
+@lru_cache(maxsize=256)
+def _checker_side(colour: BGR, n: int) -> np.ndarray:
+    """A checker's side wall in its colour, unshaded, as an ``n`` x ``n`` sprite's colours."""
+    return np.broadcast_to(np.asarray(colour, np.float32), (n, n, 3))
+
+
+def _slot_layer(slot: int, line: int) -> tuple[int, int]:
+    """``(layer, position in the layer)`` of the ``slot``-th checker of a stack lined up ``line``
+    long and then piled as :func:`vision.geometry.slot_layer` piles a line of five."""
+    layer = 0
+    while slot >= max(1, line - layer):
+        slot -= max(1, line - layer)
+        layer += 1
+    return layer, slot
+
+
+def longest_line(diameter: float, stretch: float = 1.0) -> int:
+    """The most checkers of ``diameter`` (field units along x) that lie in a line from the edge,
+    the last one's middle a quarter checker short of the field's middle (its rim a quarter past
+    it, as real players' lines of six reach on a board of the geometry's proportions)."""
+    return max(1, int(FIELD_H / 2 * stretch / diameter + 0.25))
+
+
+def stack_spots(
+    geometry: FieldGeometry,
+    point: int,
+    count: int,
+    line: int = SLOTS,
+    diameter: float | None = None,
+    stretch: float = 1.0,
+) -> list[tuple[float, float, int]]:
+    """Where the checkers of a stack of ``count`` on ``point`` lie: ``(x, y, layer)``, field
+    units, from the edge in.
+
+    :param line: how many lie in a line from the edge before the rest are piled on them, the
+        next layer's between the first's (five: :meth:`vision.geometry.FieldGeometry.slot_center`);
+        cut short to :func:`longest_line` when longer than five.
+    :param diameter: the checkers' diameter (field units along x; default the geometry's).
+    :param stretch: the board's :attr:`BoardStyle.stretch` (round checkers on a field of another
+        shape take more or fewer field units along y).
+    """
+    d = geometry.checker_diameter if diameter is None else diameter
+    if line > SLOTS:
+        line = max(SLOTS, min(line, longest_line(d, stretch)))
+    row, _ = geometry.column(point)
+    x = geometry.point_center_x(point)
+    spots = []
+    for slot in range(min(count, 15)):
+        layer, k = _slot_layer(slot, line)
+        offset = d * (k + 0.5 + 0.5 * layer) / stretch
+        spots.append((x, offset if row == 0 else FIELD_H - offset, layer))
+    return spots
+
+
+@lru_cache(maxsize=64)
+def _ellipse_alpha(w: int, h: int) -> np.ndarray:
+    """Anti-aliased alpha of a ``w`` x ``h`` ellipse (a cup's outline from above)."""
+    m = np.zeros((h + 4, w + 4), np.uint8)
+    cv2.ellipse(m, ((w + 3) * 8, (h + 3) * 8), (w * 8, h * 8), 0, 0, 360, 255, -1, cv2.LINE_AA, 4)
+    return m.astype(np.float32) / 255.0
 
 
 @lru_cache(maxsize=64)
@@ -843,7 +1248,8 @@ def _affine(
 
 
 def _pose(camera: Camera, lay: _Layout) -> tuple[np.ndarray, np.ndarray]:
-    """Field->image homography, and the camera centre ``(x, y, height)`` in field units."""
+    """Field->image homography, and the camera centre ``(x, y, height)`` in board units (field
+    units along x; a stretched field's are longer along y, see :attr:`BoardStyle.stretch`)."""
     w, h = camera.size
     f = (w / 2) / math.tan(math.radians(camera.fov) / 2)
     k = np.array([[f, 0, w / 2], [0, f, h / 2], [0, 0, 1]], np.float64)
@@ -859,6 +1265,9 @@ def _pose(camera: Camera, lay: _Layout) -> tuple[np.ndarray, np.ndarray]:
     rot = rz @ rt
     t = np.array([camera.offset[0] * w * dist / f, camera.offset[1] * h * dist / f, dist])
     hom = k @ np.column_stack([rot[:, 0], rot[:, 1], t]) @ np.array([[1, 0, -bcx], [0, 1, -bcy], [0, 0, 1]])
+    if lay.stretch != 1.0:
+        # The pose is of the board, round checkers round; a field unit along y is longer than one along x.
+        hom = hom @ np.diag([1.0, lay.stretch, 1.0])
     hom /= hom[2, 2]
     centre = -rot.T @ t
     return hom, np.array([centre[0] + bcx, centre[1] + bcy, abs(centre[2])])
@@ -973,6 +1382,9 @@ class _Painter:
         self.layout_seed = layout_seed
         self.geom = lay.geom
         self.d = self.geom.checker_diameter
+        # The checkers' own diameter (the style's share of a point): the geometry's by default.
+        self.dc = self.geom.point_width * style.checker_fraction
+        self.stretch = lay.stretch
         self.light = light  # unit vector towards the lamp, canvas axes
         self.light_q = round(math.atan2(light[1], light[0]) / (math.pi / 4)) % 8
         self.cam = cam_centre
@@ -982,7 +1394,7 @@ class _Painter:
     def parallax(self, x: float, y: float, height: float) -> tuple[float, float]:
         """Canvas displacement of something ``height`` field units above field point (x, y)."""
         k = height / max(self.cam[2] - height, 1.0) * self.lay.scale
-        return (x - self.cam[0]) * k, (y - self.cam[1]) * k
+        return (x - self.cam[0]) * k, (y * self.stretch - self.cam[1]) * k
 
     def shadow_offset(self, height: float) -> tuple[float, float]:
         s = 0.9 * height * self.lay.scale
@@ -995,48 +1407,77 @@ class _Painter:
             return self.rng
         return np.random.default_rng([self.layout_seed & 0xFFFFFFFF, *(round(4 * v) & 0xFFFFFFFF for v in where)])
 
-    def checker(self, colour: BGR, x: float, y: float) -> None:
+    def checker(self, colour: BGR, x: float, y: float, z: float = 0.0, diameter: float | None = None) -> None:
+        """A checker lying at field point ``(x, y)``, its bottom ``z`` above the field (board units)."""
         s = self.lay.scale
         rng = self._placed(x, y)
-        d = self.d * float(rng.choice((0.98, 1.01)))
-        jit = np.clip(rng.normal(0.0, 0.03 * self.d, 2), -0.08 * self.d, 0.08 * self.d)
-        x, y = x + jit[0], y + jit[1]
+        base = self.d if diameter is None else diameter
+        d = base * float(rng.choice((0.98, 1.01)))
+        jit = np.clip(rng.normal(0.0, 0.03 * base, 2), -0.08 * base, 0.08 * base)
+        x, y = x + jit[0], y + jit[1] / self.stretch
         dpx = max(6, round(d * s))
-        thick = 0.17 * self.d
+        thick = self.style.checker_thickness * base
         cx, cy = self.lay.c(x, y)
         sh = _blob_shadow(dpx, dpx, max(0.6, 0.05 * dpx))
         so = self.shadow_offset(thick)
         pad = (sh.shape[0] - dpx) / 2
-        rgb, alpha = _checker_sprite(colour, dpx, self.style.checker_gloss, self.light_q)
+        rgb, alpha = _checker_sprite(colour, dpx, self.style.checker_gloss, self.light_q, self.style.checker_look)
         n = alpha.shape[0]
-        # Side wall: a darker disc at the bottom, the top face shifted by parallax.
-        px, py = self.parallax(x, y, thick)
-        _composite(
-            self.canvas,
-            [
-                (None, sh, round(cx - dpx / 2 - pad + so[0]), round(cy - dpx / 2 - pad + so[1]), self.shadow),
-                (rgb * 0.55, alpha, round(cx - n / 2), round(cy - n / 2), 0.0),
-                (rgb, alpha, round(cx - n / 2 + px), round(cy - n / 2 + py), 0.0),
-            ],
-        )
+        if not self.style.solid:
+            # Side wall: a darker disc at the bottom, the top face shifted by parallax.
+            px, py = self.parallax(x, y, thick)
+            _composite(
+                self.canvas,
+                [
+                    (None, sh, round(cx - dpx / 2 - pad + so[0]), round(cy - dpx / 2 - pad + so[1]), self.shadow),
+                    (rgb * 0.55, alpha, round(cx - n / 2), round(cy - n / 2), 0.0),
+                    (rgb, alpha, round(cx - n / 2 + px), round(cy - n / 2 + py), 0.0),
+                ],
+            )
+            return
+        # Solid: the side wall swept from the bottom face up to the top one, a disc a pixel, darker
+        # towards the bottom (it faces away from a lamp overhead).
+        bx, by = self.parallax(x, y, z)
+        tx_, ty_ = self.parallax(x, y, z + thick)
+        steps = max(2, math.ceil(math.hypot(tx_ - bx, ty_ - by)))
+        side = _checker_side(colour, n)
+        layers: list[tuple[np.ndarray | None, np.ndarray, int, int, float]] = [
+            (None, sh, round(cx - dpx / 2 - pad + so[0] + bx), round(cy - dpx / 2 - pad + so[1] + by), self.shadow)
+        ]
+        for k in range(steps):
+            f = k / steps
+            ox, oy = bx + (tx_ - bx) * f, by + (ty_ - by) * f
+            layers.append((side * (0.45 + 0.3 * f), alpha, round(cx - n / 2 + ox), round(cy - n / 2 + oy), 0.0))
+        layers.append((rgb, alpha, round(cx - n / 2 + tx_), round(cy - n / 2 + ty_), 0.0))
+        _composite(self.canvas, layers)
 
     def points(self, scene: Scene) -> None:
-        geom = self.geom
         cols = self.style.checker_colours
+        thick = self.style.checker_thickness * self.dc
         layers: dict[int, list[tuple[BGR, float, float]]] = {}
         for i, n in enumerate(scene.points):
             colour = cols[0] if n > 0 else cols[1]
-            for slot in range(min(abs(n), 15)):
-                layer, _ = slot_layer(slot)
-                layers.setdefault(layer, []).append((colour, *geom.slot_center(i + 1, slot)))
-                self.occupied.append(geom.slot_center(i + 1, slot))
+            line = scene.lines[i] if scene.lines else SLOTS
+            for x, y, layer in stack_spots(self.geom, i + 1, abs(n), line, self.dc, self.stretch):
+                layers.setdefault(layer, []).append((colour, x, y))
+                self.occupied.append((x, y))
         # Lower layers first, so upper checkers cast their shadows on them.
         for layer in sorted(layers):
-            for colour, x, y in layers[layer]:
-                self.checker(colour, x, y)
+            items = layers[layer]
+            if self.style.solid:
+                # Farthest from under the camera first: a nearer checker's top hides its side.
+                items = sorted(items, key=lambda t: -math.hypot(t[1] - self.cam[0], t[2] * self.stretch - self.cam[1]))
+            for colour, x, y in items:
+                self.checker(colour, x, y, layer * thick, self.dc)
 
     def bar(self, scene: Scene) -> None:
         geom = self.geom
+        if scene.bar_spots:
+            for k, (x, y) in enumerate(scene.bar_spots):
+                player = 1 if k < scene.bar[0] else 2
+                self.checker(self.style.checker_colours[player - 1], x, y, 0.0, self.dc)
+                self.occupied.append((x, y))
+            return
         for player, n in ((1, scene.bar[0]), (2, scene.bar[1])):
             if n <= 0:
                 continue
@@ -1045,8 +1486,80 @@ class _Painter:
             step = min(self.d, room / max(n - 1, 1))
             for slot in range(n):
                 y = y0 + (slot * step if player == 1 else -slot * step)
+                if self.stretch != 1.0:
+                    y = FIELD_H / 2 + (y - FIELD_H / 2) / self.stretch
                 self.checker(self.style.checker_colours[player - 1], FIELD_W / 2, y)
                 self.occupied.append((FIELD_W / 2, y))
+
+    def cup(self, spec: CupSpec) -> None:
+        """A dice cup standing on the field: its side swept up from its foot to its rim, then
+        its opening (or, upside down, its closed bottom)."""
+        if spec.position is None:
+            pos = self._cup_spot(spec)
+        else:
+            pos = spec.position if self._cup_clear(spec, *spec.position) else None
+        if pos is None:
+            return
+        x, y = pos
+        s = self.lay.scale
+        w, h = max(4, round(spec.width * self.dc * s)), max(4, round(spec.depth * self.dc * s))
+        height = spec.height * self.dc
+        cx, cy = self.lay.c(x, y)
+        colour = np.asarray(self.style.cup_colour, np.float32)
+        alpha = _ellipse_alpha(w, h)
+        flat = np.broadcast_to(colour, (*alpha.shape, 3))
+        # Its shadow starts at its foot: the part past the foot shows, the rest the cup hides.
+        so = self.shadow_offset(0.3 * height)
+        sh = _blob_shadow(w, h, max(1.0, 0.2 * h))
+        pad_x, pad_y = (sh.shape[1] - w) / 2, (sh.shape[0] - h) / 2
+        layers: list[tuple[np.ndarray | None, np.ndarray, int, int, float]] = [
+            (None, sh, round(cx - w / 2 - pad_x + so[0]), round(cy - h / 2 - pad_y + so[1]), 0.9 * self.shadow)
+        ]
+        tx_, ty_ = self.parallax(x, y, height)
+        steps = max(2, math.ceil(math.hypot(tx_, ty_)))
+        ax, ay = alpha.shape[1] / 2, alpha.shape[0] / 2
+        for k in range(steps):
+            f = k / steps
+            layers.append((flat * (0.5 + 0.35 * f), alpha, round(cx - ax + tx_ * f), round(cy - ay + ty_ * f), 0.0))
+        top_x, top_y = round(cx - ax + tx_), round(cy - ay + ty_)
+        layers.append((flat * 1.15, alpha, top_x, top_y, 0.0))
+        inner = _ellipse_alpha(max(2, round(0.82 * w)), max(2, round(0.8 * h)))
+        ix, iy = round(cx + tx_ - inner.shape[1] / 2), round(cy + ty_ - inner.shape[0] / 2)
+        # Open: the inside in shadow; upside down: the bottom, a shade off the rim.
+        depth = 0.3 if spec.upright else 0.92
+        layers.append((np.broadcast_to(colour * depth, (*inner.shape, 3)), inner, ix, iy, 0.0))
+        _composite(self.canvas, layers)
+        for a in np.linspace(0.0, 2 * math.pi, 8, endpoint=False):
+            for f in (0.0, 1.0):
+                ex = x + (0.5 * spec.width * self.dc * math.cos(a) + tx_ / s * f)
+                ey = y + (0.5 * spec.depth * self.dc * math.sin(a) + ty_ / s * f) / self.stretch
+                self.occupied.append((ex, ey))
+
+    def _cup_spot(self, spec: CupSpec) -> tuple[float, float] | None:
+        """A spot over the tips of ``spec.row``'s points, the cup (foot, side and rim, as the
+        camera sees them) clear of every checker; None if 40 tries find none."""
+        for _ in range(40):
+            x, y = cup_spot(self.rng, spec, self.geom, self.dc, self.stretch)
+            if self._cup_clear(spec, x, y):
+                return x, y
+        return None
+
+    def _cup_clear(self, spec: CupSpec, x: float, y: float) -> bool:
+        """Whether a cup standing at ``(x, y)`` (field units) leaves every checker drawn so far
+        in sight: its foot, its side and its rim, where the camera sees them."""
+        half_w, half_d = 0.5 * spec.width * self.dc, 0.5 * spec.depth * self.dc
+        reach = 0.55 * self.dc
+        checkers = np.asarray(self.occupied, np.float64).reshape(-1, 2) * (1.0, self.stretch)
+        if not len(checkers):
+            return True
+        tx_, ty_ = self.parallax(x, y, spec.height * self.dc)
+        for f in (0.0, 0.25, 0.5, 0.75, 1.0):
+            ex, ey = x + tx_ / self.lay.scale * f, y * self.stretch + ty_ / self.lay.scale * f
+            qx = (checkers[:, 0] - ex) / (half_w + reach)
+            qy = (checkers[:, 1] - ey) / (half_d + reach)
+            if (qx**2 + qy**2).min() <= 1.0:
+                return False
+        return True
 
     def off(self, scene: Scene) -> None:
         for player, n in ((1, scene.off[0]), (2, scene.off[1])):
@@ -1288,7 +1801,7 @@ def render(
     seeds = np.random.SeedSequence(seed).spawn(3)
     rng, hand_rng, sensor_rng = (np.random.default_rng(s) for s in seeds)
     scale = _canvas_scale(camera)
-    lay = _layout(style.bar_fraction, scale)
+    lay = _layout(style.bar_fraction, scale, style.stretch)
     geom = lay.geom
     w, h = camera.size
 
@@ -1315,6 +1828,8 @@ def render(
     painter.off(scene)
     if scene.cube is not None:
         painter.cube(scene.cube)
+    for cup in scene.cups:
+        painter.cup(cup)
     outlines = []
     taken: list[tuple[float, float]] = []
     for spec in scene.dice:
@@ -1478,9 +1993,146 @@ def random_scene(rng: np.random.Generator, *, dice: int = 2, cube: bool = True) 
     )
 
 
-def random_setup(rng: np.random.Generator) -> tuple[BoardStyle, Camera, Lighting]:
-    """A random board style, camera and lighting."""
-    return random_style(rng), Camera.random(rng), Lighting.random(rng)
+def random_setup(rng: np.random.Generator, *, varied: bool = False) -> tuple[BoardStyle, Camera, Lighting]:
+    """A random board style, camera and lighting; ``varied``: a board and camera drawn from
+    :func:`varied_style` and :meth:`Camera.varied` (the field kept inside the frame)."""
+    if not varied:
+        return random_style(rng), Camera.random(rng), Lighting.random(rng)
+    style = varied_style(rng)
+    camera = Camera.varied(rng)
+    for _ in range(30):
+        if field_inside(style, camera):
+            break
+        camera = replace(camera, fill=camera.fill * 0.95)
+    return style, camera, Lighting.random(rng)
+
+
+def field_inside(style: BoardStyle, camera: Camera, margin: float = 0.015) -> bool:
+    """Whether the playing field of ``style`` lies inside ``camera``'s frame, ``margin`` (a share
+    of the width) from its edges."""
+    lay = _layout(style.bar_fraction, _canvas_scale(camera), style.stretch)
+    hom, _ = _pose(camera, lay)
+    corners = _project(hom, np.array([[0, 0], [FIELD_W, 0], [FIELD_W, FIELD_H], [0, FIELD_H]], float))
+    w, h = camera.size
+    pad = margin * w
+    return bool(np.all(corners >= pad) and np.all(corners <= (w - 1 - pad, h - 1 - pad)))
+
+
+def cup_spot(
+    rng: np.random.Generator, spec: CupSpec, geometry: FieldGeometry, diameter: float, stretch: float = 1.0
+) -> tuple[float, float]:
+    """A spot (field units) for a cup over the tips of ``spec.row``'s points, where players put
+    one down: a quarter to half the field's height from that row's edge, off the bar.
+
+    :param diameter: the board's checkers' diameter (field units along x), the cup's unit.
+    :param stretch: the board's :attr:`BoardStyle.stretch`.
+    """
+    half_w, half_d = 0.5 * spec.width * diameter, 0.5 * spec.depth * diameter
+    long = FIELD_H * stretch
+    bx0, _, bx1, _ = geometry.bar_box()
+    # The side of the bar with the more room, chosen in proportion to it.
+    left, right = bx0 - 2 * half_w, FIELD_W - bx1 - 2 * half_w
+    if rng.random() * max(left + right, 1e-6) < left:
+        x = float(rng.uniform(half_w, bx0 - half_w))
+    else:
+        x = float(rng.uniform(bx1 + half_w, FIELD_W - half_w))
+    off = float(rng.uniform(0.25, 0.5)) * long
+    off = min(max(off, half_d + 0.2 * diameter), long - half_d - 0.2 * diameter)
+    y = off if spec.row == "top" else long - off
+    return x, y / stretch
+
+
+class Proportions(Protocol):
+    """What :func:`arranged` needs of a board: its bar's width and its checkers' size (shares of
+    the field's and of a point's width), and its :attr:`BoardStyle.stretch`."""
+
+    @property
+    def bar_fraction(self) -> float:
+        """The bar strip's width over the field's."""
+
+    @property
+    def checker_fraction(self) -> float:
+        """A checker's diameter over a point's width."""
+
+    @property
+    def stretch(self) -> float:
+        """A field unit's length along y over its length along x."""
+
+
+def arranged(scene: Scene, style: Proportions, rng: np.random.Generator, *, cups: float = 0.3) -> Scene:
+    """``scene`` as real players leave a board of ``style``: stacks lined up five, six or seven
+    from the edge before they are piled (a player's habit, now and then another), checkers on
+    the bar anywhere along it, off its middle, a side's in either half, and, with chance
+    ``cups``, one or two dice cups standing over the points' tips."""
+    habit = int(rng.choice([5, 6, 7], p=[0.3, 0.5, 0.2]))
+    lines = tuple(habit if rng.random() < 0.85 else int(rng.choice([5, 6, 7])) for _ in range(24))
+    specs = []
+    if rng.random() < cups:
+        specs = [random_cup(rng) for _ in range(1 if rng.random() < 0.6 else 2)]
+    return replace(scene, lines=lines, bar_spots=_bar_spots(scene, style, rng), cups=tuple(specs))
+
+
+def random_cup(rng: np.random.Generator) -> CupSpec:
+    """A dice cup of a random size (1.5 to 2.4 checkers across, oval or round, 1.6 to 2.6
+    high), upright three times in four, over one row or the other; its spot left to the renderer."""
+    width = float(rng.uniform(1.5, 2.4))
+    return CupSpec(
+        row="top" if rng.random() < 0.5 else "bottom",
+        width=width,
+        depth=width * float(rng.uniform(0.7, 1.0)),
+        height=float(rng.uniform(1.6, 2.6)),
+        upright=bool(rng.random() < 0.75),
+    )
+
+
+def _bar_spots(scene: Scene, style: Proportions, rng: np.random.Generator) -> tuple[tuple[float, float], ...]:
+    """Where the scene's checkers on the bar lie: each side's in a run anywhere along one half
+    (its own, mostly), clear of the cube or the track's counter, each a little off the bar's
+    middle line; () (the geometry's places) where no run fits."""
+    n1, n2 = scene.bar
+    if n1 + n2 == 0:
+        return ()
+    geom = FieldGeometry(bar_fraction=style.bar_fraction)
+    dc = geom.point_width * style.checker_fraction
+    stretch = style.stretch
+    long = FIELD_H * stretch
+    middle = long / 2
+    blocked = []
+    for centre, size in (
+        (geom.cube_center(scene.cube.owner) if scene.cube is not None else None, 0.8),
+        (geom.track_center(scene.track.value, scene.track.owner) if scene.track is not None else None, 0.7),
+    ):
+        if centre is not None:
+            reach = 0.5 * size * geom.checker_diameter + 0.5 * dc
+            blocked.append((centre[1] * stretch - reach, centre[1] * stretch + reach))
+    # A checker's middle is at least a third of a checker off the bar's middle: the half it
+    # lies in is the one it counts on.
+    lower = (middle + 0.35 * dc, long - 0.5 * dc)
+    upper = (0.5 * dc, middle - 0.35 * dc)
+    if n1 and n2:
+        halves = (lower, upper) if rng.random() < 0.8 else (upper, lower)
+    else:
+        own = rng.random() < 0.75
+        halves = ((lower if own else upper), (upper if own else lower))
+    spots: list[tuple[float, float]] = []
+    for n, (lo, hi) in zip((n1, n2), halves, strict=True):
+        if n == 0:
+            continue
+        step = dc * float(rng.uniform(1.0, 1.3))
+        span = (n - 1) * step
+        for _ in range(30):
+            if hi - lo < span:
+                return ()
+            start = float(rng.uniform(lo, hi - span))
+            ys = [start + k * step for k in range(n)]
+            if not any(a < y < b for y in ys for a, b in blocked):
+                break
+        else:
+            return ()
+        for y in ys:
+            x = FIELD_W / 2 + float(np.clip(rng.normal(0.0, 0.1 * dc), -0.25 * dc, 0.25 * dc))
+            spots.append((x, y / stretch))
+    return tuple(spots)
 
 
 def _main(argv: list[str] | None = None) -> None:
