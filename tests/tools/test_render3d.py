@@ -24,6 +24,7 @@ from tools.train_dice import rendered_dice
 from vision.calibration import calibrate
 from vision.geometry import FIELD_H, FIELD_W
 from vision.reader import BoardReader
+from vision.render import longest_line
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -200,3 +201,58 @@ def test_the_dice_classifier_can_learn_the_rendered_dice(rendered: Path, tmp_pat
         # The patch holds the die where the frame does.
         frame = cv2.imread(str(rendered / "01.jpg"))
         assert np.array_equal(patch[int(y) : int(y) + 21, int(x) : int(x) + 20], frame[y0 : y0 + 21, x0 : x0 + 20])
+
+
+def test_a_varied_setup_keeps_its_seeds_own_choices_and_shows_its_whole_field() -> None:
+    aspects = []
+    for seed in range(120):
+        plain, varied = Setup.from_seed(seed, (800, 450)), Setup.from_seed(seed, (800, 450), varied=True)
+        style = varied.board.style
+        assert style.varied and not plain.board.style.varied
+        assert (style.kind, style.checker_colours, style.frame_colour) == (
+            plain.board.style.kind,
+            plain.board.style.checker_colours,
+            plain.board.style.frame_colour,
+        )
+        assert varied.lighting == plain.lighting
+        corners = field_corners(varied)
+        assert np.all(corners >= 0) and np.all(corners < (800, 450)), seed
+        assert corners[0, 1] < corners[3, 1] and corners[1, 1] < corners[2, 1], seed
+        aspects.append(style.aspect)
+    assert min(aspects) < 1.1 and max(aspects) > 1.2
+
+
+def test_a_varied_setups_positions_are_laid_out_as_players_leave_them() -> None:
+    lined = cups = 0
+    for seed in range(1, 80):
+        setup = Setup.from_seed(seed, (800, 450), varied=True)
+        board = setup.board
+        scene, _, rng = frame_scene(seed, 1 + seed % 5, board.style)
+        assert len(scene.lines) == 24
+        placed = layout.place_checkers(board, scene, rng)
+        assert [len(side) for side in placed.checkers] == [15, 15]
+        assert len(placed.occupied) == sum(abs(n) for n in scene.points) + sum(scene.bar)
+        lower, upper = scene.bar_halves()
+        assert abs(lower) + abs(upper) == sum(scene.bar)
+        # A stack of six or seven lies in one line where the player lines them up and there is room.
+        k = 0
+        for i, n in enumerate(scene.points):
+            spots = placed.occupied[k : k + abs(n)]
+            k += abs(n)
+            if 6 <= abs(n) <= min(scene.lines[i], longest_line(board.d, board.style.stretch)):
+                ys = sorted(y for _, y in spots)
+                assert np.allclose(np.diff(ys), board.d / board.style.stretch), (seed, i + 1)
+                lined += 1
+        for spec in scene.cups:
+            before = len(placed.occupied)
+            pose = layout.cup_pose(board, spec, placed.occupied, setup.camera, rng)
+            if pose is None:
+                continue
+            cups += 1
+            # Its foot stands on the field, off the bar, and dice are kept off it.
+            foot = pose[:3, 3] if spec.upright else pose[:3, 3] - pose[:3, 2]
+            x0, y0, _ = board.world(0, 0)
+            x1, y1, _ = board.world(FIELD_W, FIELD_H)
+            assert x0 < foot[0] < x1 and y1 < foot[1] < y0
+            assert len(placed.occupied) > before
+    assert cups >= 5 and lined >= 3

@@ -33,6 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=8, help="Cycles samples per pixel (denoised)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads for Cycles")
     parser.add_argument("--resume", action="store_true", help="skip setups whose frames are all there")
+    parser.add_argument(
+        "--varied",
+        action="store_true",
+        help="boards and positions as real tables vary (see tools.render3d.plan.Style.vary and vision.render.arranged)",
+    )
     args = parser.parse_args(argv)
     if args.frames < 1 or args.setups < 1:
         parser.error("--setups and --frames must be at least 1")
@@ -42,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         folder = args.out / setup_name(seed)
         if args.resume and all((folder / f"{i:02d}.json").exists() for i in range(args.frames)):
             continue
-        setup = Setup.from_seed(seed, args.size)
+        setup = Setup.from_seed(seed, args.size, args.varied)
         times += render_setup(setup, args.out, args.frames, samples=args.samples, threads=args.threads)
     if times:
         print(

@@ -212,6 +212,14 @@ class Materials:
         bsdf.inputs["Subsurface Scale"].default_value = 1.0
         return mat
 
+    def metal(self, brass: bool) -> Any:
+        """Polished steel or brass (hinges)."""
+        mat, _nodes, bsdf = self._new("metal")
+        bsdf.inputs["Base Color"].default_value = linear((190, 150, 70) if brass else (200, 200, 204))
+        bsdf.inputs["Metallic"].default_value = 1.0
+        bsdf.inputs["Roughness"].default_value = 0.25
+        return mat
+
     def plain(self, colour: RGB, roughness: float = 0.4) -> Any:
         """A plain colour."""
         mat, _nodes, bsdf = self._new("plain")
@@ -266,7 +274,21 @@ def checker_mesh(name: str, radius: float, thickness: float, groove: bool, mater
         half.append((radius - bevel + bevel * math.sin(a), top - bevel + bevel * math.cos(a)))
     # The lower half mirrors the upper one: checkers are flipped in play.
     profile = half + [(r, thickness - z) for r, z in reversed(half)]
-    segments = 48
+    return lathe(name, profile, material)
+
+
+def cup_mesh(name: str, material: Any) -> Any:
+    """A dice cup of radius 1 and height 1, its foot at the origin, open at the top: the wall a
+    tenth of its radius thick, the floor a tenth of its height, the rim rounded."""
+    # From the floor's middle out, up the inside, over the rim, down the outside: the checker's
+    # sense of turn (the material on the same side of the profile), so the normals face out.
+    profile = [(0.0, 0.1), (0.84, 0.1), (0.88, 0.12), (0.88, 0.97), (0.9, 1.0), (0.97, 1.0), (1.0, 0.97)]
+    profile += [(1.0, 0.03), (0.97, 0.0), (0.0, 0.0)]
+    return lathe(name, profile, material)
+
+
+def lathe(name: str, profile: Sequence[tuple[float, float]], material: Any, segments: int = 48) -> Any:
+    """A mesh turned about the z axis from a profile of ``(radius, z)`` points (radius 0: on the axis)."""
     verts: list[tuple[float, float, float]] = []
     rings: list[list[int]] = []
     for r, z in profile:
@@ -455,6 +477,18 @@ class Stage:
             bx0, _, bx1, _ = geom.bar_box()
             top = b.bar_top_m() if st.bar_raised else 0.0004
             box("bar", w(bx0, FIELD_H, 0), w(bx1, 0, top), frame_y)
+        if st.hinges:
+            # Metal hinges on the bar (or the fold): a knuckle along it, a little proud of it.
+            metal = self.mats.metal(st.variant % 2 == 1)
+            top = (b.bar_top_m() if st.bar_raised else 0.0004) if st.bar_fraction > 0 else 0.0
+            across = 0.75 * geom.bar_width if st.bar_fraction > 0 else 0.3 * b.d
+            along = 0.6 * b.d
+            spots = (0.22, 0.78) if st.hinges == 2 else tuple(np.linspace(0.15, 0.85, st.hinges))
+            for k, f in enumerate(spots):
+                y = float(f) * FIELD_H
+                lo = w(FIELD_W / 2 - across / 2, y + along / 2, top)
+                hi = w(FIELD_W / 2 + across / 2, y - along / 2, top + 0.0015)
+                box(f"hinge-{k}", lo, hi, metal)
         points = [self.mats.surface(st.point_material, c) for c in st.point_colours]
         length = geom.point_length
         for p in range(1, 25):
@@ -499,6 +533,14 @@ class Stage:
             obj = bpy.data.objects.new(f"die-{i}", mesh)
             self.scene.collection.objects.link(obj)
             self.dice.append(obj)
+        self.cups = []
+        if st.varied:
+            cup = cup_mesh("cup", self.mats.surface("leather", st.cup_colour))
+            for i in range(2):
+                obj = bpy.data.objects.new(f"cup-{i}", cup)
+                self.scene.collection.objects.link(obj)
+                obj.hide_render = True
+                self.cups.append(obj)
         self.cube_size = st.cube_fraction * b.d * s
         self.cube = cube_object(
             "cube", self.cube_size, self.mats.plain(st.cube_colour, 0.3), self.mats.plain(st.cube_ink, 0.5)
@@ -582,6 +624,13 @@ class Stage:
     def place_die(self, index: int, matrix: Matrix | None) -> None:
         """Put a die, or hide it (``None``)."""
         obj = self.dice[index]
+        obj.hide_render = matrix is None
+        if matrix is not None:
+            obj.matrix_world = matrix
+
+    def place_cup(self, index: int, matrix: Matrix | None) -> None:
+        """Stand a dice cup, or hide it (``None``)."""
+        obj = self.cups[index]
         obj.hide_render = matrix is None
         if matrix is not None:
             obj.matrix_world = matrix

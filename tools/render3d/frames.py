@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +22,14 @@ from tools.render3d import layout
 from tools.render3d.camera import Sensor, develop, jpeg
 from tools.render3d.plan import Board, CameraPose, Lighting, Style
 from vision.geometry import FIELD_H, FIELD_W
-from vision.render import CubeSpec, DieSpec, Scene, random_scene
+from vision.render import CubeSpec, DieSpec, Scene, arranged, random_scene
 
 #: Share of frames (after the calibration frame) with a hand over the board.
 HAND_SHARE = 0.15
 #: Share of frames smeared by a shake of the camera or the table.
 BLUR_SHARE = 0.1
+#: Share of a varied setup's frames with dice cups standing on the field (its calibration frame's too).
+CUP_SHARE = 0.3
 
 
 def setup_name(seed: int) -> str:
@@ -45,11 +47,21 @@ class Setup:
     lighting: Lighting
 
     @classmethod
-    def from_seed(cls, seed: int, size: tuple[int, int]) -> Setup:
-        """The setup ``seed`` decides, rendered at ``size``."""
+    def from_seed(cls, seed: int, size: tuple[int, int], varied: bool = False) -> Setup:
+        """The setup ``seed`` decides, rendered at ``size``; ``varied``: its board varied as real
+        tables vary (:meth:`~tools.render3d.plan.Style.vary`, drawn apart from the seed's own
+        choices), the camera from straight above to 30 degrees off filling up to the whole
+        height, and its positions laid out as real players leave them."""
         rng = np.random.default_rng([seed, 0])
-        board = Board(Style.random(rng))
+        style = Style.random(rng)
+        extra = np.random.default_rng([seed, 3])
+        if varied:
+            style = style.vary(extra)
+        board = Board(style)
         camera = CameraPose.random(rng, board, size)
+        if varied:
+            # A tournament stream's camera shows little but the board.
+            camera = replace(camera, fill=float(extra.uniform(0.62, 1.0))).placed(board, camera.target)
         lighting = Lighting.random(rng, board)
         return cls(seed=seed, board=board, camera=camera, lighting=lighting)
 
@@ -69,16 +81,25 @@ def starting_scene() -> Scene:
     return Scene(points=tuple(points), bar=bar, off=off, cube=CubeSpec())
 
 
-def frame_scene(seed: int, index: int) -> tuple[Scene, bool, np.random.Generator]:
-    """Frame ``index``'s position and dice (``vision.render.random_scene``), whether a hand shows, its rng."""
+def frame_scene(seed: int, index: int, style: Style | None = None) -> tuple[Scene, bool, np.random.Generator]:
+    """Frame ``index``'s position and dice (``vision.render.random_scene``), whether a hand shows, its rng.
+
+    :param style: a varied setup's board: the position is laid out as real players leave it
+        (:func:`vision.render.arranged`), dice cups in a share of frames.
+    """
     rng = np.random.default_rng([seed, 1, index])
     if index == 0:
-        return starting_scene(), False, rng
+        scene = starting_scene()
+        if style is not None and style.varied:
+            scene = arranged(scene, style, rng, cups=CUP_SHARE)
+        return scene, False, rng
     scene = random_scene(rng)
     # A board always has its cube: a doubling track's reading becomes the cube's, none a centred cube.
     if scene.cube is None:
         cube = CubeSpec(scene.track.value, scene.track.owner) if scene.track is not None else CubeSpec()
         scene = Scene(points=scene.points, bar=scene.bar, off=scene.off, dice=scene.dice, cube=cube)
+    if style is not None and style.varied:
+        scene = arranged(scene, style, rng, cups=CUP_SHARE)
     return scene, bool(rng.random() < HAND_SHARE), rng
 
 
@@ -112,12 +133,17 @@ def render_setup(
     try:
         for index in range(frames):
             started, cpu = time.monotonic(), time.process_time()
-            scene, hand, rng = frame_scene(setup.seed, index)
+            scene, hand, rng = frame_scene(setup.seed, index, setup.board.style)
             stage.clear_frame()
             placed = layout.place_checkers(setup.board, scene, rng)
             for player in (1, 2):
                 for k, m in enumerate(placed.checkers[player - 1]):
                     stage.place_checker(player, k, to_matrix(m))
+            for k in range(len(stage.cups)):
+                cup = None
+                if k < len(scene.cups):
+                    cup = layout.cup_pose(setup.board, scene.cups[k], placed.occupied, setup.camera, rng)
+                stage.place_cup(k, None if cup is None else to_matrix(cup))
             dice = _place_dice(stage, setup.board, scene.dice, placed.occupied, rng)
             cube = scene.cube or CubeSpec()
             face = 64 if cube.value == 1 else cube.value
@@ -159,6 +185,9 @@ def render_setup(
                 "checker_fraction": setup.board.style.checker_fraction,
                 "points": [int(v) for v in scene.points],
                 "bar": [int(scene.bar[0]), int(scene.bar[1])],
+                # What lies on each half of the bar (lower, upper; player 1's positive): a side's
+                # checkers lie in either half on a varied setup.
+                "bar_halves": [int(v) for v in scene.bar_halves()],
                 "off": [int(scene.off[0]), int(scene.off[1])],
                 "dice": [
                     {"value": spec.value, "half": spec.half, "flat": spec.flat, "box": box}

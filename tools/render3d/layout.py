@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
-from tools.render3d.plan import Board
+from tools.render3d.plan import Board, CameraPose
 from vision import render as render2d
-from vision.geometry import FIELD_H, FIELD_W, slot_layer
-from vision.render import Scene
+from vision.geometry import FIELD_H, FIELD_W
+from vision.render import CupSpec, Scene
 
 
 def translation(x: float, y: float, z: float) -> np.ndarray:
@@ -100,13 +101,14 @@ def place_checkers(board: Board, scene: Scene, rng: np.random.Generator) -> Plac
 
     for i, n in enumerate(scene.points):
         player = 1 if n > 0 else 2
-        for slot in range(min(abs(n), 15)):
-            layer, _ = slot_layer(slot)
-            x, y = geom.slot_center(i + 1, slot)
+        line = scene.lines[i] if scene.lines else render2d.SLOTS
+        for x, y, layer in render2d.stack_spots(geom, i + 1, abs(n), line, stretch=board.style.stretch):
             flat(player, x, y, layer * t + 0.0001 * layer)
     bar_z = board.bar_top_m() if board.style.bar_raised else (0.0004 if board.style.bar_fraction > 0 else 0.0)
+    for k, (x, y) in enumerate(scene.bar_spots):
+        flat(1 if k < scene.bar[0] else 2, x, y, bar_z, 0.02)
     for player, n in ((1, scene.bar[0]), (2, scene.bar[1])):
-        if n <= 0:
+        if n <= 0 or scene.bar_spots:
             continue
         y0 = geom.bar_slot_center(player, 0)[1]
         room = FIELD_H / 2 - 1.2 * d - 0.5 * d
@@ -192,6 +194,50 @@ def cocked_spot(
     if spot[1] < FIELD_H / 2:
         return (spot[0], 0.55 * size), (0.0, -1.0)
     return (spot[0], FIELD_H - 0.55 * size), (0.0, 1.0)
+
+
+def cup_pose(
+    board: Board,
+    spec: CupSpec,
+    occupied: list[tuple[float, float]],
+    camera: CameraPose,
+    rng: np.random.Generator,
+) -> np.ndarray | None:
+    """A dice cup's matrix (the unit cup of :func:`tools.render3d.blender.cup_mesh`: radius 1,
+    height 1, its foot at the origin) standing over the tips of ``spec.row``'s points, where the
+    camera sees it (foot, side and rim) clear of every checker; None if 40 tries find no spot.
+    The spots it covers are added to ``occupied`` (so that no die comes to rest under it)."""
+    geom, s, d = board.geometry, board.scale, board.d
+    stretch = board.style.stretch
+    half_w, half_d = 0.5 * spec.width * d, 0.5 * spec.depth * d  # field units along x
+    height = spec.height * d * s
+    ring = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
+    # Each checker's top as the camera sees it, and how far its rim reaches there.
+    tops = np.array([board.world(x, y, board.thickness_m) for x, y in occupied], np.float64).reshape(-1, 3)
+    centres = camera.project(tops) if len(tops) else np.zeros((0, 2))
+    rims = camera.project(tops + np.array([d * s / 2, 0.0, 0.0])) if len(tops) else np.zeros((0, 2))
+    reach = np.linalg.norm(rims - centres, axis=1) * 1.15 + 1.0
+    for _ in range(40):
+        x, y = render2d.cup_spot(rng, spec, geom, d, stretch)
+        wx, wy, _ = board.world(x, y)
+        outline = [
+            (wx + half_w * s * math.cos(a), wy + half_d * s * math.sin(a), z) for a in ring for z in (0.0, height)
+        ]
+        hull = cv2.convexHull(camera.project(np.asarray(outline)).astype(np.float32))
+        if all(
+            cv2.pointPolygonTest(hull, (float(c[0]), float(c[1])), True) < -r
+            for c, r in zip(centres, reach, strict=True)
+        ):
+            for a in ring[::3]:
+                occupied.append((x + half_w * math.cos(a), y + half_d * math.sin(a) / stretch))
+            yaw = float(rng.normal(0.0, 8.0))
+            foot = translation(wx, wy, 0.0) @ rotation((0, 0, 1), yaw)
+            shape = scaling(half_w * s, half_d * s, height)
+            if spec.upright:
+                return np.asarray(foot @ shape)
+            # Upside down: the same cup turned over about its middle, its foot now on top.
+            return np.asarray(foot @ translation(0.0, 0.0, height) @ rotation((1, 0, 0), 180.0) @ shape)
+    return None
 
 
 def cube_pose(

@@ -15,7 +15,7 @@ by :meth:`Board.world`.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -104,6 +104,11 @@ class Style:
     :param rim_height_m: height of the frame above the field, metres.
     :param side_trays: trays on both sides (tournament boards), not only player 1's right.
     :param thickness_m: the board's thickness from the table to the field, metres (a mat's is a few mm).
+    :param aspect: the playing field's width over its height (the rectified field's is 1.2).
+    :param hinges: metal hinges on the bar (or the fold of a board without one), 0 for none.
+    :param cup_colour: the dice cups standing on the field in a frame of a varied setup.
+    :param varied: drawn by :meth:`varied`: its frames' positions are laid out as real players
+        leave them (:func:`vision.render.arranged`).
     """
 
     kind: str
@@ -134,6 +139,46 @@ class Style:
     table_colour: RGB
     table_material: str
     variant: int
+    aspect: float = 1.2
+    hinges: int = 0
+    cup_colour: RGB = (30.0, 30.0, 32.0)
+    varied: bool = False
+
+    @property
+    def stretch(self) -> float:
+        """A field unit's length along y over its length along x (1 for the rectified field's 1.2)."""
+        return (FIELD_W / FIELD_H) / self.aspect
+
+    def vary(self, rng: np.random.Generator) -> Style:
+        """This board as real tables vary beyond :meth:`random`'s: points (or the field) the
+        colour of one side's checkers (white points and white checkers), squarer or longer
+        fields, smaller checkers, narrower bars, hinges; ``rng`` draws it all, this style's own
+        choices kept."""
+        points = list(self.point_colours)
+        field = self.field_colour
+        pick = rng.random()
+        if pick < 0.3:
+            # The point differs from a checker of its colour by its shape alone.
+            k, j = int(rng.integers(2)), int(rng.integers(2))
+            points[k] = _pick(rng, (self.checker_colours[j],), 0.03)
+        elif pick < 0.42:
+            field = _pick(rng, (self.checker_colours[int(rng.integers(2))],), 0.03)
+        bar_fraction = self.bar_fraction
+        if bar_fraction > 0 and rng.random() < 0.5:
+            bar_fraction = float(rng.uniform(0.04, 0.07))
+        hinges = int(rng.choice([0, 2, 2, 3])) if self.kind != "printed" else 0
+        return replace(
+            self,
+            point_colours=(points[0], points[1]),
+            field_colour=field,
+            bar_fraction=bar_fraction,
+            bar_raised=self.bar_raised and bar_fraction >= 0.075,
+            checker_fraction=float(rng.uniform(0.82, 0.95)),
+            aspect=float(rng.uniform(1.0, 1.32)),
+            hinges=hinges,
+            cup_colour=_pick(rng, _LEATHERS),
+            varied=True,
+        )
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -223,7 +268,7 @@ class Board:
     def world(self, x: float, y: float, z: float = 0.0) -> tuple[float, float, float]:
         """Field point (``z`` in metres) to world metres: field y grows towards player 1 (-y)."""
         s = self.scale
-        return (x - FIELD_W / 2) * s, (FIELD_H / 2 - y) * s, z
+        return (x - FIELD_W / 2) * s, (FIELD_H / 2 - y) * s * self.style.stretch, z
 
     def tray_width(self) -> float:
         """Width of an off tray, field units."""
@@ -238,13 +283,15 @@ class Board:
         rim = self.style.rim
         right = FIELD_W + self.divider() + self.tray_width() + rim
         left = -(self.divider() + self.tray_width() + rim) if self.style.side_trays else -rim
-        return left, -rim, right, FIELD_H + rim
+        # The rim is as wide along y as along x: fewer or more field units there on a stretched field.
+        along_y = rim / self.style.stretch
+        return left, -along_y, right, FIELD_H + along_y
 
     def tray(self, player: int, side: str = "right") -> tuple[float, float, float, float]:
         """``(x0, y0, x1, y1)`` of a tray: player 1's at the bottom, player 2's at the top."""
         x0 = FIELD_W + self.divider() if side == "right" else -(self.divider() + self.tray_width())
         x1 = x0 + self.tray_width()
-        gap = 0.15 * self.d
+        gap = 0.15 * self.d / self.style.stretch
         return (x0, FIELD_H / 2 + gap, x1, FIELD_H) if player == 1 else (x0, 0.0, x1, FIELD_H / 2 - gap)
 
     def bar_top_m(self) -> float:
