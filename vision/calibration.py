@@ -23,6 +23,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -46,8 +47,9 @@ from vision.features import (
     expected_bar,
     rectify,
 )
+from vision.field import LEAST_FIT, FieldError, find_field, fit_at_scale
 from vision.follow import board_view
-from vision.geometry import FIELD_H, FIELD_W
+from vision.geometry import FIELD_H, FIELD_W, SLOTS, FieldGeometry
 from vision.profile import (
     DIE_FRACTION,
     DIE_FRACTION_RANGE,
@@ -73,20 +75,27 @@ _SHAPE_FLOOR = 0.01
 #: lights) read themselves at 0.06 or more, most of them above 0.2; corners 15 pixels or more
 #: off read under 0.05 or wrong, and a wrong position or corners further off read wrong.
 SELF_READ_CONFIDENCE = 0.02
-#: A stretch of the board's frame (above or below the field) whose colour stands this far (Lab)
-#: from the line between the frame's colour on either side of it is something lying over the
-#: frame: a hand, an arm. On clean rendered boards no stretch stands out more than 8; hands 18
-#: and more.
-FRAME_PATCH = 14.0
-#: The same along the left side of the field, across the grain of a wooden frame, whose light
-#: and dark streaks stand out up to 20 on clean rendered boards.
-FRAME_PATCH_SIDE = 30.0
-#: The narrowest stretch (band pixels, about a third of a checker each) that counts as a patch.
-FRAME_PATCH_MIN = 3
-#: Two samples in a row along a point standing out this far (squared, in spreads of a bare spot's
-#: colour) from their like are something over the field. Clean rendered boards: up to 14; hands
-#: over the field but off the frame's sides, 30 and more.
-FIELD_PATCH = 30.0
+#: A sample of the field this far from the same spot of the bare points of its colour in its row
+#: (the root of the squared distance in spreads of a bare spot, :data:`vision.reader.SPOT_SPREAD`)
+#: does not look bare. On the real frames without a hand, bare samples stand up to 4.9 from
+#: their like (glare, a logo, the shadow of the frame), hands and sleeves 4.6 to 18.
+LOOKS_BARE = 4.0
+#: A sample this far from a side's checkers (the root of the squared distance in the robust
+#: spreads of that side's samples) is not one of them; within :data:`LOOKS_CHECKER`, it is.
+NOT_CHECKER = 6.0
+LOOKS_CHECKER = 4.0
+#: ... or this many times the median distance of this board's bare spots from their like.
+BARE_SPREADS = 3.0
+#: A sample the position has a checker on, this far from every side's checkers (and unlike bare),
+#: is something over it: glare on a glossy checker stands up to 7.7 from its side's on rendered
+#: boards, a hand over checkers 7.7 and more on real ones (hands are told by the bare spots they
+#: cover beside, too).
+FOREIGN_ON_CHECKER = 9.0
+#: Robust spreads of a side's checker colour are at least this (Lab units).
+_SPREAD_FLOOR = 5.0
+#: How many samples along a point must disagree with the position given before the point is
+#: taken for covered or misplaced: one alone may be a glint, a seam, a die's corner.
+SURVEY_VOTES = 2
 
 
 class CalibrationError(ValueError):
@@ -140,7 +149,37 @@ def find_corners(image: np.ndarray, position: Position | None = None) -> tuple[n
         return find_markers(image), "markers"
     except CalibrationError:
         pass
-    raise CalibrationError("the playing field was not found in the image: give its corners with --corners")
+    try:
+        found = find_field(image)
+    except FieldError as exc:
+        raise CalibrationError(
+            f"the playing field was not found in the image (no corner markers; {exc}): give its corners with --corners"
+        ) from None
+    fit = fit_at_scale(image, found.corners, found.bar_fraction)
+    if fit < LEAST_FIT:
+        raise CalibrationError(
+            f"the playing field was not found in the image: the points found lie on its edges only {fit:.2f}"
+            f" (under {LEAST_FIT}; a hand or an arm over them?): give its corners with --corners"
+        )
+    # The field looks the same turned half round; the position shown tells which way it lies:
+    # its checkers where the position has them, from player 1's seat.
+    shown = position if position is not None else Position.STARTING
+    ways = [found.corners, np.roll(found.corners, 2, axis=0)]
+    problems = [_problems(image, corners, shown) for corners in ways]
+    return np.asarray(ways[int(np.argmin(problems))], dtype=np.float64), "found"
+
+
+def _problems(image: np.ndarray, corners: np.ndarray, shown: Position) -> float:
+    """How badly a frame seen through ``corners`` disagrees with ``shown`` (:func:`survey`)."""
+    try:
+        homography = field_homography(corners)
+    except ProfileError:
+        return math.inf
+    geometry = FieldGeometry(bar_fraction=fit_bar_fraction(image, corners))
+    sampler = FieldSampler(geometry)
+    features = sampler.sample(rectify(image, homography))
+    found = survey(features["points_colour"], shown, [], sampler.d, sampler.points)
+    return len(found.covered) + len(found.wrong) + 0.5 * len(found.tips)
 
 
 def parse_corners(text: str) -> np.ndarray:
@@ -264,19 +303,31 @@ def calibrate(
     except ProfileError as exc:
         raise CalibrationError(str(exc)) from None
     sampler = FieldSampler(profile.geometry)
-    features = sampler.sample(rectify(image, homography))
-    profile.models = _fit_models(features, points, bar)
     field_image = rectify(image, homography)
+    features = sampler.sample(field_image)
+    profile.models = _fit_models(features, points, bar)
     track = read_track(field_image, profile.geometry)
     # A counter on the track's centre circle at calibration means the board has a track.
     profile.cube_kind = "track" if track is not None and track.value == 1 else "cube"
-    profile.empty_means = _empty_means(features["points_colour"], points)
+    # The dice on the calibration frame cover a little of the field: what lies under them is
+    # not held against the position.
+    first = BoardReader(profile, points="model", remember=False).read(image, cube=False)
+    inverse = np.linalg.inv(homography)
+    dice = []
+    for die in first.dice:
+        fx, fy, fw = inverse @ np.array([die.center[0], die.center[1], 1.0])
+        dice.append((fx / fw * SCALE, fy / fw * SCALE))
+    found = survey(features["points_colour"], shown, dice, sampler.d, sampler.points)
+    # Points something stands over are not learnt bare from this frame: they borrow a bare
+    # point's look, as a point with checkers on it does.
+    learnt = [15 if i in found.tips or i in found.covered else c for i, c in enumerate(points)]
+    profile.empty_means = _empty_means(features["points_colour"], learnt)
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
     profile.border_mean = True
     profile.view = board_view(image, homography)
     cutter = StripCutter(profile.geometry, homography)
     strips, counts = cutter.colour(image), strip_counts(points, bar)
-    profile.references = References.from_frame(strips, counts, profile.geometry)
+    profile.references = References.from_frame(strips, strip_counts(learnt, bar), profile.geometry)
     if points_net.available():
         # The learned reader tried on this very frame, every strip beside another's bare look
         # (as a point never seen bare is read): how far its confidence holds on this board.
@@ -288,7 +339,15 @@ def calibrate(
         refs.try_on(own, borrowed, counts)
     _check_separable(profile)
     if check:
-        _check_read_back(profile, image, shown, features)
+        fit = fit_at_scale(image, np.asarray(corners, dtype=np.float64), profile.bar_fraction)
+        if fit < LEAST_FIT:
+            raise CalibrationError(
+                f"the points do not lie where the corners put them (their sides fit the photo's edges {fit:.2f},"
+                f" under {LEAST_FIT}): are the corners the playing field's, beside player 1's 13-, 24-, 1- and"
+                " 12-point (leave them out to have the field found)?",
+                "corners",
+            )
+        _check_read_back(profile, image, shown, found)
     return profile
 
 
@@ -303,32 +362,153 @@ _ADVICE = {
 }
 
 
-def _check_read_back(profile: Profile, image: np.ndarray, shown: Position, features: dict[str, np.ndarray]) -> None:
-    """Refuse a new profile that does not read its own frame as ``shown``, with the advice."""
+def _check_read_back(profile: Profile, image: np.ndarray, shown: Position, survey: Survey) -> None:
+    """Refuse a new profile whose frame does not show ``shown`` as :class:`Survey` found it."""
+    reader = BoardReader(profile)
+    box = None
     try:
-        patch = frame_patch(image, profile.homography)
-        if patch is not None:
+        if survey.covered and len(survey.covered) >= len(survey.wrong):
+            box = _points_box(reader, survey.covered, image)
             raise CalibrationError(
-                f"the board reads as occluded (a hand or an object over the board's frame near {patch})", "occluded"
+                f"the board reads as occluded (a hand or an object over the field near {box})", "occluded"
             )
-        # The models' reader: the learned one compares each strip with its reference, cut from
-        # this very frame, so a strip would read as bare wherever the position says bare,
-        # whatever it shows (corners a point off, a wrong position); the models are learnt from
-        # the frame as a whole and do not agree with a frame that is not what it is said to be.
-        reader = BoardReader(profile, points="model")
-        reading = reader.read(image)
-        _judge(reader, reading, image, shown, confidence=False)
-        hidden = _foreign_on_field(reader, features, shown, reading, image)
-        if hidden is not None:
+        if survey.wrong:
+            wrong = sorted(survey.wrong)
+            numbers = ", ".join(str(i + 1) for i in wrong)
+            said = ", ".join(f"{survey.wrong[i]} on {i + 1}" for i in wrong[:4])
+            more = ", ..." if len(wrong) > 4 else ""
+            box = _points_box(reader, wrong, image)
             raise CalibrationError(
-                f"the board reads as occluded (a hand or an object over the field near {hidden})", "occluded"
+                f"point{'s' if len(wrong) > 1 else ''} {numbers} do{'' if len(wrong) > 1 else 'es'} not read as the"
+                f" given position: {said}{more} (player 1's numbering; near {box})",
+                "position",
             )
-        _judge(reader, reading, image, None)
     except CalibrationError as exc:
         advice = _ADVICE.get(exc.kind)
-        if exc.kind == "occluded" and profile.source == "corners":
-            advice = f"{advice}; with nothing there, the corners given are not the playing field's"
+        if exc.kind == "occluded":
+            where = " and are the corners the playing field's" if profile.source != "markers" else ""
+            advice = f"{advice}; with nothing there, is the position the one the photo shows{where}?"
         raise CalibrationError(f"{exc}: {advice}" if advice else str(exc), exc.kind) from None
+
+
+@dataclass(frozen=True)
+class Survey:
+    """What a calibration frame shows against the position it is said to show, point by point
+    (indexes 0-23, player 1's numbering less one), from the colours sampled along each point:
+    each bare spot against the same spot of the bare points of its colour in its row, each
+    checker against its side's.
+
+    :ivar covered: points where something that is neither the board nor a checker lies where
+        the position's checkers (or the first bare spot after them) would show: a hand, a cup.
+    :ivar wrong: points that show checkers where the position has none, or none where it has
+        some, with what was seen.
+    :ivar tips: points whose bare part beyond their checkers (towards the middle of the field)
+        something stands over, a dice cup say: harmless for the position, but their bare look
+        is not learnt from this frame.
+    """
+
+    covered: list[int]
+    wrong: dict[int, str]
+    tips: list[int]
+
+
+def survey(
+    colour: np.ndarray, position: Position, dice: Sequence[tuple[float, float]], d: float, centres: np.ndarray
+) -> Survey:
+    """:class:`Survey` of a calibration frame.
+
+    :param colour: the field's colour samples along each point (``points_colour`` of
+        :meth:`vision.features.FieldSampler.sample`, 24 x STEPS x Lab).
+    :param dice: the dice's centres on the half-size field: samples within three quarters of a
+        checker of one are the die's, and tell nothing.
+    :param d: a checker's diameter on the half-size field.
+    :param centres: the samples' places on the half-size field (24 x STEPS x 2).
+    """
+    points, _, _ = position.to_absolute(1)
+    bare = np.zeros((24, STEPS), dtype=bool)
+    side = np.zeros((24, STEPS), dtype=np.int64)
+    unknown = np.zeros((24, STEPS), dtype=bool)
+    for index, count in enumerate(points):
+        labels = expected(abs(count))[0]
+        bare[index] = [label == EMPTY for label in labels]
+        side[index] = [(1 if count > 0 else 2) if label == CHECKER else 0 for label in labels]
+        if abs(count) > SLOTS:
+            # Six or more: piled, or lined up past the fifth slot; either is as likely.
+            unknown[index, 2 * SLOTS - 1 :] = True
+    for x, y in dice:
+        unknown |= np.hypot(centres[..., 0] - x, centres[..., 1] - y) < 0.75 * d
+    spread = np.asarray(SPOT_SPREAD)
+    like_bare = np.full((24, STEPS), np.inf)
+    for index in range(24):
+        row = range(0, 12) if index < 12 else range(12, 24)
+        for j in range(STEPS):
+            donors = [
+                colour[k, j] for k in row if k != index and (k - index) % 2 == 0 and bare[k, j] and not unknown[k, j]
+            ]
+            if len(donors) >= 2:
+                like_bare[index, j] = float(
+                    np.sqrt((((colour[index, j] - np.median(donors, axis=0)) / spread) ** 2).sum())
+                )
+    like_side = []
+    for player in (1, 2):
+        mine = (side == player) & ~unknown
+        if not mine.any():
+            like_side.append(np.full((24, STEPS), np.inf))
+            continue
+        median = np.median(colour[mine], axis=0)
+        mad = np.maximum(1.4826 * np.median(np.abs(colour[mine] - median), axis=0), _SPREAD_FLOOR)
+        like_side.append(np.sqrt((((colour - median) / mad) ** 2).sum(axis=2)))
+    nearest = np.minimum(like_side[0], like_side[1])
+    # A board lit unevenly (a lamp to one side) varies more from point to point: what does not
+    # look bare is judged against how alike this board's bare spots are.
+    known = bare & np.isfinite(like_bare) & ~unknown
+    looks_bare = max(LOOKS_BARE, BARE_SPREADS * float(np.median(like_bare[known]))) if known.any() else LOOKS_BARE
+    covered, tips = [], []
+    wrong: dict[int, str] = {}
+    for index, count in enumerate(points):
+        n = min(abs(count), SLOTS)
+        # The stack's spots and the seam after it (a bare point: its first spot and seam).
+        base = 2 * n + 1 if n else 2
+        votes = {"foreign": 0, "checker": 0, "bare": 0, "tip": 0}
+        for j in range(STEPS):
+            if unknown[index, j]:
+                continue
+            if side[index, j]:
+                mine = like_side[side[index, j] - 1][index, j]
+                if mine > NOT_CHECKER:
+                    if like_bare[index, j] < looks_bare:
+                        votes["bare"] += 1
+                    elif like_bare[index, j] > looks_bare and nearest[index, j] > FOREIGN_ON_CHECKER:
+                        votes["foreign"] += 1
+            elif bare[index, j] and np.isfinite(like_bare[index, j]) and like_bare[index, j] > looks_bare:
+                if j >= base:
+                    votes["tip"] += 1
+                elif nearest[index, j] < LOOKS_CHECKER:
+                    votes["checker"] += 1
+                elif nearest[index, j] > NOT_CHECKER or like_bare[index, j] > 1.5 * looks_bare:
+                    votes["foreign"] += 1
+        # A bare point whose first spot does not look bare, with something over the rest: what
+        # covers it may hide checkers at its base. Past a stack, an object (a dice cup standing
+        # on the point's tip) leaves the stack in sight.
+        open_end = n > 0 or unknown[index, 0] or like_bare[index, 0] <= looks_bare
+        if votes["foreign"] >= SURVEY_VOTES or (votes["tip"] >= SURVEY_VOTES and not open_end):
+            covered.append(index)
+        elif votes["checker"] >= SURVEY_VOTES:
+            wrong[index] = "a checker where it has none" if count == 0 else f"more than {abs(count)}"
+        elif votes["bare"] >= SURVEY_VOTES:
+            wrong[index] = f"fewer than {abs(count)}"
+        elif votes["tip"] >= SURVEY_VOTES:
+            tips.append(index)
+    # Something over the points' tips in both rows, face to face across the middle of the field,
+    # is an arm reaching across it (a dice cup stands on one row's tips): it may hide anything.
+    column = {i: i - 12 if i >= 12 else 11 - i for i in range(24)}
+    top = {column[i] for i in tips if i >= 12}
+    bottom = {column[i] for i in tips if i < 12}
+    across = {c for c in top if {c - 1, c, c + 1} & bottom}
+    if across:
+        covered += [i for i in tips if column[i] in across or {column[i] - 1, column[i] + 1} & across]
+        tips = [i for i in tips if i not in covered]
+    return Survey(sorted(covered), wrong, tips)
 
 
 def verify(
@@ -399,66 +579,6 @@ def _judge(
         )
 
 
-def _foreign_on_field(
-    reader: BoardReader,
-    features: dict[str, np.ndarray],
-    position: Position,
-    reading: BoardReading,
-    image: np.ndarray,
-) -> str | None:
-    """Something over the field in a calibration frame: the image region, or ``None``.
-
-    The models just learnt took in whatever the frame shows, a hand too; so here each sample
-    is held against its like instead: a bare spot against the same spot of the nearest bare
-    points of its colour in its row (they look alike under one light), a checker against the
-    median of its side's checkers. Two samples in a row along a point that stand out by
-    :data:`FIELD_PATCH` are a solid patch, a hand; the seams of a stack stand out one at a time.
-    Samples a die covers are left out.
-    """
-    colour = features["points_colour"]
-    points, _, _ = position.to_absolute(1)
-    bare = np.zeros((24, STEPS), dtype=bool)
-    side = np.zeros((24, STEPS), dtype=np.int64)
-    for index, count in enumerate(points):
-        labels = expected(abs(count))[0]
-        bare[index] = [label == EMPTY for label in labels]
-        side[index] = [(1 if count > 0 else 2) if label == CHECKER else 0 for label in labels]
-    spread = np.asarray(SPOT_SPREAD)
-    # How far each sample is from a bare spot there (where bare neighbours tell), and from each
-    # side's checkers; a sample is foreign when it is far from all it could be, so a checker
-    # where the position has none (a wrong position) is not taken for a hand.
-    like_bare = np.full((24, STEPS), np.inf)
-    for index in range(24):
-        row = range(0, 12) if index < 12 else range(12, 24)
-        for j in range(STEPS):
-            donors = [
-                colour[k, j] for k in row if k != index and (k - index) % 2 == 0 and abs(k - index) <= 4 and bare[k, j]
-            ]
-            if len(donors) >= 2:
-                like_bare[index, j] = float((((colour[index, j] - np.median(donors, axis=0)) / spread) ** 2).sum())
-    like_checker = []
-    for player in (1, 2):
-        mine = side == player
-        if np.count_nonzero(mine) >= 3:
-            median = np.median(colour[mine], axis=0)
-            mad = np.maximum(1.4826 * np.median(np.abs(colour[mine] - median), axis=0), math.sqrt(_COLOUR_FLOOR))
-            like_checker.append((((colour - median) / mad) ** 2).sum(axis=2))
-    far = np.minimum.reduce([like_bare, *like_checker])
-    # Only samples the position says are bare (with bare neighbours to go by) or a checker: the
-    # rest lie on a checker's edge.
-    far[(~bare & (side == 0)) | (bare & np.isinf(like_bare))] = 0.0
-    # What a die on the board covers is the die's.
-    d = reader.sampler.d
-    inverse = np.linalg.inv(reader.homography)
-    for die in reading.dice:
-        fx, fy, fw = inverse @ np.array([die.center[0], die.center[1], 1.0])
-        near = np.hypot(*(reader.sampler.points - np.array([fx / fw * SCALE, fy / fw * SCALE])).transpose(2, 0, 1))
-        far[near < 0.75 * d] = 0.0
-    pair = np.minimum(far[:, :-1], far[:, 1:])
-    hit = sorted({int(i) for i in np.flatnonzero((pair > FIELD_PATCH).any(axis=1))})
-    return _points_box(reader, hit, image) if hit else None
-
-
 def _image_box(field_points: np.ndarray, homography: np.ndarray, image: np.ndarray) -> str:
     """``x0,y0-x1,y1``: the image pixels round points of the field (n x 2, field pixels)."""
     mapped = cv2.perspectiveTransform(field_points.reshape(-1, 1, 2).astype(np.float64), homography).reshape(-1, 2)
@@ -492,145 +612,6 @@ def _band_box(mask: np.ndarray, homography: np.ndarray, image: np.ndarray) -> st
     size = (mask.shape[1], mask.shape[0])
     corners = _band_corners(float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1), size)
     return _image_box(corners, homography, image)
-
-
-def frame_patch(image: np.ndarray, homography: np.ndarray) -> str | None:
-    """Something lying over the board's frame round the field in a calibration frame: its
-    image region (``x0,y0-x1,y1``), or ``None``.
-
-    The frame above, below and left of the field (the right holds the trays) is one material
-    along each side: an arm across it is a stretch whose colour stands out from the frame on
-    both sides of it (or on one, at a side's end), sharp-edged, where a lamp's light or glare
-    changes slowly along it. The corner markers, with their white margins, are left out.
-    """
-    band = border_band(image, homography).astype(np.float32)
-    h, w = band.shape[:2]
-    share = BORDER / (1 + 2 * BORDER)
-    # As vision.features.border_mask: clear of the field's edge, where checkers' shadows fall.
-    thick_w, thick_h = int(w * share * 0.8), int(h * share * 0.8)
-    markers = _marker_band_mask(image, homography, (w, h))
-    sides = (
-        (band[:thick_h], markers[:thick_h], FRAME_PATCH, (0, 0, True)),
-        (band[h - thick_h :], markers[h - thick_h :], FRAME_PATCH, (0, h - thick_h, True)),
-        (band[:, :thick_w].transpose(1, 0, 2), markers[:, :thick_w].T, FRAME_PATCH_SIDE, (0, 0, False)),
-    )
-    best: tuple[float, np.ndarray] | None = None
-    for strip, covered, threshold, (ox, oy, along_x) in sides:
-        # Across the strip, the median of what no marker covers; a column mostly marker is left out.
-        line = np.full((strip.shape[1], 3), np.nan, dtype=np.float32)
-        for k in range(strip.shape[1]):
-            free = ~covered[:, k]
-            if 2 * np.count_nonzero(free) > len(free):
-                line[k] = np.median(strip[free, k], axis=0)
-        found = _patch(line, threshold)
-        if found is None or (best is not None and found[0] <= best[0]):
-            continue
-        score, a, b = found
-        if along_x:
-            rect = _band_corners(ox + a, oy, ox + b, oy + thick_h, (w, h))
-        else:
-            rect = _band_corners(ox, oy + a, ox + thick_w, oy + b, (w, h))
-        best = (score, rect)
-    return None if best is None else _image_box(best[1], homography, image)
-
-
-def _marker_band_mask(image: np.ndarray, homography: np.ndarray, size: tuple[int, int]) -> np.ndarray:
-    """Where the corner markers (and their white margins) lie on the border band's small image.
-
-    Each marker found is left out where it lies; at a corner where none is found, the whole
-    corner is (a marker the detector missed would stand out from the frame as a patch).
-    """
-    w, h = size
-    mask = np.zeros((h, w), dtype=np.uint8)
-    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-    detector = cv2.aruco.ArucoDetector(
-        cv2.aruco.getPredefinedDictionary(MARKER_DICTIONARY), cv2.aruco.DetectorParameters()
-    )
-    found, _, _ = detector.detectMarkers(grey)
-    mx, my = BORDER * FIELD_W, BORDER * FIELD_H
-    sx, sy = w / (FIELD_W + 2 * mx), h / (FIELD_H + 2 * my)
-    to_band = np.array([[sx, 0, mx * sx], [0, sy, my * sy], [0, 0, 1]]) @ np.linalg.inv(homography)
-    share = BORDER / (1 + 2 * BORDER)
-    cx, cy = math.ceil(w * share) + 3, math.ceil(h * share) + 3
-    boxes = {(0, 0), (w - cx, 0), (0, h - cy), (w - cx, h - cy)}
-    for quad in found:
-        quad = quad.reshape(4, 2).astype(np.float64)
-        centre = quad.mean(axis=0)
-        grown = centre + (quad - centre) * 1.8  # the white margin round the marker too
-        onto = cv2.perspectiveTransform(grown.reshape(-1, 1, 2), to_band).reshape(-1, 2)
-        cv2.fillPoly(mask, [np.round(onto * 16).astype(np.int32)], 1, cv2.LINE_8, 4)
-        u, v = onto.mean(axis=0)
-        boxes = {(x, y) for x, y in boxes if not (x - cx <= u <= x + 2 * cx and y - cy <= v <= y + 2 * cy)}
-    for x, y in boxes:
-        mask[y : y + cy, x : x + cx] = 1
-    return cv2.dilate(mask, np.ones((3, 3), np.uint8)).astype(bool)
-
-
-def _patch(line: np.ndarray, threshold: float, flank: int = 2) -> tuple[float, int, int] | None:
-    """The stretch ``[a, b)`` of a side's colours (n x 3; ``nan`` where left out) standing out
-    most from the line between the colours just before and after it (at the end of a run of
-    colours, from the colour on its one side), if by more than ``threshold``: ``(by how much, a,
-    b)``. Four in five of its pixels must stand out that far.
-    """
-    best: tuple[float, int, int] | None = None
-    known = ~np.isnan(line[:, 0])
-    k = 0
-    while k < len(line):
-        if not known[k]:
-            k += 1
-            continue
-        stop = k
-        while stop < len(line) and known[stop]:
-            stop += 1
-        run = line[k:stop]
-        found = _patch_in_run(run, threshold, flank)
-        if found is not None and (best is None or found[0] > best[0]):
-            best = (found[0], found[1] + k, found[2] + k)
-        k = stop
-    return best
-
-
-def _patch_in_run(run: np.ndarray, threshold: float, flank: int) -> tuple[float, int, int] | None:
-    n = len(run)
-    widest = max(FRAME_PATCH_MIN, int(0.4 * n))
-    best: tuple[float, int, int] | None = None
-    offsets = np.arange(widest)
-    for a in range(0, n - FRAME_PATCH_MIN + 1):
-        ends = np.arange(a + FRAME_PATCH_MIN, min(a + widest, n) + 1)
-        if len(ends) == 0:
-            continue
-        before = run[a - flank : a].mean(axis=0) if a >= flank else None
-        afters = np.array([run[b : b + flank].mean(axis=0) if b + flank <= n else np.full(3, np.nan) for b in ends])
-        has_after = ~np.isnan(afters[:, 0])
-        widths = ends - a
-        if before is None:
-            # One side alone tells a patch from a slow change only over a short way.
-            usable = has_after & (widths <= widest // 2)
-            start = afters
-            slope = np.zeros_like(afters)
-        else:
-            usable = has_after | (widths <= widest // 2)
-            start = np.broadcast_to(before, afters.shape)
-            slope = np.where(has_after[:, None], afters - before, 0.0)
-        if not usable.any():
-            continue
-        ends, widths, start, slope = ends[usable], widths[usable], start[usable], slope[usable]
-        # Each candidate [a, b) against the line from the colour before it to the colour after.
-        t = (offsets[None, :] + 0.5) / (widths[:, None] + 1.0)
-        expected_colour = start[:, None, :] + t[:, :, None] * slope[:, None, :]
-        window = run[np.minimum(a + offsets, n - 1)]
-        distance = np.sqrt(((window[None, :, :] - expected_colour) ** 2).sum(axis=2))
-        distance[offsets[None, :] >= widths[:, None]] = np.inf
-        # The fifth of the way up each candidate's own distances (np.quantile's, row by row).
-        ordered = np.sort(distance, axis=1)
-        position = 0.2 * (widths - 1)
-        low = np.floor(position).astype(np.int64)
-        rows = np.arange(len(widths))
-        scores = ordered[rows, low] + (position - low) * (ordered[rows, low + 1] - ordered[rows, low])
-        k = int(np.argmax(scores))
-        if scores[k] > threshold and (best is None or scores[k] > best[0]):
-            best = (float(scores[k]), a, int(ends[k]))
-    return best
 
 
 def _empty_means(colour: np.ndarray, points: list[int]) -> list[list[list[float]]]:

@@ -498,8 +498,9 @@ CORNER_OUTSIDE = 0.03
 def corner_problem(corners: np.ndarray, width: int, height: int) -> str | None:
     """What is wrong with four field corners (contract order) in a ``width`` x ``height`` image.
 
-    Four distinct finite points inside the image (or just outside it, :data:`CORNER_OUTSIDE`), going round a convex quadrilateral of a
-    useful size clockwise on screen: beside player 1's 13-, 24-, 1- then 12-point.
+    Four distinct finite points inside the image (or just outside it, :data:`CORNER_OUTSIDE`),
+    going round a convex quadrilateral of a useful size clockwise on screen: beside player 1's
+    13-, 24-, 1- then 12-point.
     """
     names = ("13-point", "24-point", "1-point", "12-point")
     corners = np.asarray(corners, dtype=np.float64)
