@@ -37,6 +37,7 @@ from vision.features import (
     EDGE,
     EMPTY,
     FLAT,
+    LOOK_SCALE,
     RING,
     SCALE,
     STEPS,
@@ -45,6 +46,7 @@ from vision.features import (
     border_band,
     expected,
     expected_bar,
+    look_of,
     rectify,
 )
 from vision.field import LEAST_FIT, FieldError, find_field, fit_at_scale
@@ -325,6 +327,7 @@ def calibrate(
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
     profile.border_mean = True
     profile.view = board_view(image, homography)
+    profile.look = _look(field_image, profile.geometry, [*found.tips, *found.covered], dice, sampler.d)
     cutter = StripCutter(profile.geometry, homography)
     strips, counts = cutter.colour(image), strip_counts(points, bar)
     profile.references = References.from_frame(strips, strip_counts(learnt, bar), profile.geometry)
@@ -339,6 +342,8 @@ def calibrate(
         refs.try_on(own, borrowed, counts)
     _check_separable(profile)
     if check:
+        # Something over the field first: an arm over most of the points hides their edges too.
+        _check_read_back(profile, image, shown, found)
         fit = fit_at_scale(image, np.asarray(corners, dtype=np.float64), profile.bar_fraction)
         if fit < LEAST_FIT:
             raise CalibrationError(
@@ -347,7 +352,6 @@ def calibrate(
                 " 12-point (leave them out to have the field found)?",
                 "corners",
             )
-        _check_read_back(profile, image, shown, found)
     return profile
 
 
@@ -612,6 +616,27 @@ def _band_box(mask: np.ndarray, homography: np.ndarray, image: np.ndarray) -> st
     size = (mask.shape[1], mask.shape[0])
     corners = _band_corners(float(xs.min()), float(ys.min()), float(xs.max() + 1), float(ys.max() + 1), size)
     return _image_box(corners, homography, image)
+
+
+def _look(
+    field_image: np.ndarray, geometry: FieldGeometry, over: Sequence[int], dice: Sequence[tuple[float, float]], d: float
+) -> np.ndarray:
+    """The field's look (:func:`vision.features.look_of`) with an alpha channel: 0 where it is
+    not known, under what stood over points (``over``, indexes; their column and half a point
+    either side) and under the dice (``dice``: centres on the half-size field; ``d``: a
+    checker's diameter there)."""
+    look = look_of(field_image)
+    alpha = np.full(look.shape[:2], 255, np.uint8)
+    scale = LOOK_SCALE
+    for index in over:
+        x0, y0, x1, y1 = geometry.point_box(index + 1)
+        grow = geometry.point_width / 2
+        alpha[
+            round(y0 * scale) : round(y1 * scale), max(0, round((x0 - grow) * scale)) : round((x1 + grow) * scale)
+        ] = 0
+    for x, y in dice:
+        cv2.circle(alpha, (round(x / SCALE * scale), round(y / SCALE * scale)), round(0.6 * d / SCALE * scale), 0, -1)
+    return np.dstack([look, alpha])
 
 
 def _empty_means(colour: np.ndarray, points: list[int]) -> list[list[list[float]]]:

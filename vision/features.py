@@ -209,6 +209,19 @@ class FieldSampler:
         return out
 
 
+#: The field's look (see :func:`look_of`) is this fraction of the full field's size: a checker
+#: is 20 pixels or more across, a hand far more.
+LOOK_SCALE = 0.25
+LOOK_SIZE = (round(FIELD_W * LOOK_SCALE), round(FIELD_H * LOOK_SCALE))
+
+
+def look_of(field_bgr: np.ndarray) -> np.ndarray:
+    """The field's look: the half-size rectified field (:func:`rectify`) shrunk by area to
+    :data:`LOOK_SIZE`, BGR."""
+    result: np.ndarray = cv2.resize(field_bgr, LOOK_SIZE, interpolation=cv2.INTER_AREA)
+    return result
+
+
 #: The band round the field that is compared with the calibration frame, as a fraction of the
 #: field's size, and the size of the small image it is warped to.
 BORDER = 0.07
@@ -279,27 +292,9 @@ def border_mask(cube_end: str | None = None) -> np.ndarray:
     return mask
 
 
-@lru_cache(maxsize=1)
-def tray_side_mask() -> np.ndarray:
-    """Which pixels of :func:`border_band`'s image are the right side of the frame, beside
-    player 1's trays (between the top and bottom sides of :func:`border_mask`).
-
-    Borne-off checkers go there, so it is compared with the last clear frame (and only while
-    no more checkers have been borne off), not with the calibration's.
-    """
-    w, h = BORDER_SIZE
-    f = BORDER / (1 + 2 * BORDER)
-    side_w, side_h = int(w * f * 0.8), int(h * f * 0.8)
-    mask = np.zeros((h, w), dtype=bool)
-    mask[side_h : h - side_h, w - side_w :] = True
-    return mask
-
-
 def _clear_of_the_edge(mask: np.ndarray) -> None:
     """Leave out the band's outermost pixels: a board's own outer edge may lie just there, and
     the camera nudged by a few pixels moves it in (what lay beyond is not in the band to
-    compare with). The trays' side keeps them (:func:`tray_side_mask`): an arm reaching in
-    over the trays crosses them first, and that side is compared with the last clear frame,
-    where a nudge shows once and is then the side's new look."""
+    compare with)."""
     mask[0, :] = mask[-1, :] = False
     mask[:, 0] = mask[:, -1] = False

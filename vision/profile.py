@@ -23,11 +23,11 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
-from vision.features import BORDER_SIZE, STEPS
+from vision.features import BORDER_SIZE, LOOK_SIZE, STEPS
 from vision.follow import view_from_text, view_to_text
 from vision.frames import output_problem
 from vision.geometry import FIELD_H, FIELD_W, FieldGeometry
-from vision.strips import STRIPS, TEMPERATURES, References
+from vision.strips import STRIPS, TEMPERATURES, References, png_from_text, png_text
 
 PROFILE_VERSION = 1
 #: Squared distance (in standard deviations) beyond which a sample counts no worse.
@@ -115,6 +115,10 @@ class Profile:
     :param view: the board and its frame in grey as the calibration frame showed them through
         :attr:`corners` (:func:`vision.follow.board_view`), to find the board again if it
         moved before the reader saw a clear frame (renewed each time it is followed).
+    :param look: the playing field in colour as the calibration frame showed it, a quarter of the
+        rectified field's size (BGRA; alpha 0 where something stood over the points, a dice
+        cup, so that its look is not known): the reader holds each frame against it to see
+        what lies over the field that is no checker, die or cube (a hand, an arm, a cup).
     :param die_fraction: a die's side as a fraction of a checker's diameter, from
         :data:`DIE_FRACTION_RANGE` (real dice are 0.4 to 0.5; so is the default, which
         profiles made before it was a key stand for too: they were made on real boards).
@@ -134,6 +138,7 @@ class Profile:
     references: References | None = None
     die_fraction: float = DIE_FRACTION
     view: np.ndarray | None = field(default=None, compare=False, repr=False)
+    look: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     @property
     def geometry(self) -> FieldGeometry:
@@ -180,6 +185,8 @@ class Profile:
             lines.append(f'references = "{self.references.to_text()}"')
         if self.view is not None:
             lines.append(f'view = "{view_to_text(self.view)}"')
+        if self.look is not None:
+            lines.append(f'look = "{png_text(self.look)}"')
         lines.append("")
         for name, model in self.models.items():
             lines.append(f"[models.{name}]")
@@ -267,6 +274,7 @@ _KEYS: Final = {
     "references_evidence": False,
     "references_misread": False,
     "view": False,
+    "look": False,
 }
 #: Models of a colour (L, a, b); the others are of one shape feature.
 _COLOUR_MODELS: Final = re.compile(r"(p1|p2|bar_empty|empty[01](_\d+)?)")
@@ -351,6 +359,19 @@ class _Checker:
                 view = view_from_text(view)
             except ValueError as exc:
                 raise self.fail(f"view: {exc}; calibrate again, or delete the line") from None
+        look = data.get("look")
+        if look is not None:
+            if not isinstance(look, str):
+                raise self.fail(f"look must be a string (a PNG in base64), not {_short(look)}")
+            try:
+                look = png_from_text(look, cv2.IMREAD_UNCHANGED)
+            except ValueError as exc:
+                raise self.fail(f"look: it is {exc}; calibrate again, or delete the line") from None
+            if look.shape != (*LOOK_SIZE[::-1], 4):
+                raise self.fail(
+                    f"look is {look.shape[1]} x {look.shape[0]} pixels, not {LOOK_SIZE[0]} x {LOOK_SIZE[1]} in colour:"
+                    " calibrate again, or delete the line"
+                )
         return Profile(
             image_size=(width, height),
             corners=[(float(x), float(y)) for x, y in pairs],
@@ -366,6 +387,7 @@ class _Checker:
             references=references,
             die_fraction=die_fraction,
             view=view,
+            look=look,
         )
 
     def number(self, key: str, value: object, *, finite: bool = True) -> float:

@@ -36,6 +36,7 @@ from vision.features import (
     EDGE,
     EMPTY,
     FLAT,
+    LOOK_SCALE,
     MAX_BAR,
     MAX_STACK,
     RING,
@@ -47,8 +48,8 @@ from vision.features import (
     border_mask,
     expected,
     expected_bar,
+    look_of,
     rectify,
-    tray_side_mask,
 )
 from vision.follow import board_view, corners_of, follow, has_moved
 from vision.geometry import FIELD_W, SLOTS, slot_layer
@@ -84,9 +85,20 @@ FOREIGN_SAMPLES = 3
 #: pixels changed that means an arm is over it.
 BORDER_CHANGE = 12
 BORDER_SHARE = 0.004
-#: The share of the frame's side beside the trays changed since the last clear frame, with as
-#: many checkers borne off, that means an arm is over it (a checker in the tray is about 7%).
-TRAY_SHARE = 0.05
+#: A spot of the field's look (:func:`vision.features.look_of`) whose colour moved this far
+#: (Lab) from the reference's, once the light's shift over the whole field is taken out, has
+#: changed. A checker or a hand against the board it covers: 40 and more; a lamp's glare
+#: wandering over glossy checkers, JPEG and noise: under 20.
+LOOK_CHANGE = 25.0
+#: A patch of the field this big (in checkers' areas) that changed where no checker, die or
+#: cube came or went is something over the field: a hand, an arm, a cup. On real stream frames
+#: hands made patches of 2.6 to 44 checkers; checkers put down a little off their place leave
+#: crescents of up to 1.8.
+HAND_AREA = 2.5
+#: A checker that came is taken to explain the change where it lies when the middle of its spot
+#: is this close (Lab) to its side's checkers' colour; one that left, when its spot is this close
+#: to the bare look there.
+DISC_COLOUR = 35.0
 #: The dice's size (a side over a checker's diameter) the constants below were tuned for: the
 #: 2D renderer's. Other sizes scale them (the profile's ``die_fraction``).
 TUNED_DIE_FRACTION = 0.65
@@ -334,11 +346,10 @@ class BoardReader:
         self._seen: _Seen | None = None
         # The last clear reading's counts: where checkers may go (borne off only from home).
         self._counted: _Counted | None = None
-        # The frame round the field (border_band, Lab) at the last clear reading: the trays'
-        # side must look the same while no checker is borne off.
-        self._trays_seen: np.ndarray | None = None
-        # The frame round the field at the last read whose trays' side was taken for an arm.
-        self._trays_flagged: np.ndarray | None = None
+        # What the field looked like at the last clear reading (at first, at calibration), and
+        # what was read there: what changed since where no checker, die or cube came or went
+        # lies over the field.
+        self._reference = _Reference.of_profile(profile)
         # Which looks (see :meth:`_find_dice`) found the dice of the last read.
         self._dice_looks: set[str] = set()
         # The calibration's band round the field as an array, and moved half a pixel each way
@@ -357,6 +368,8 @@ class BoardReader:
             (*(quad.min(axis=0) * SCALE - 0.25 * d), *(quad.max(axis=0) * SCALE + 0.25 * d))
             for quad in field_strip_quads(geometry)
         ]
+        # Each point's column on the field's look (x0, y0, x1, y1): what covers it hides it.
+        self._look_boxes = [tuple(round(v * LOOK_SCALE) for v in geometry.point_box(index + 1)) for index in range(24)]
         self._empty_means: np.ndarray | None = None
         if profile.empty_means:
             means = np.asarray(profile.empty_means, dtype=np.float64)
@@ -461,12 +474,12 @@ class BoardReader:
         :raises ProfileError: the frame's size is not the profile's.
         """
         self.profile.check_frame(image)
-        kept = (self._counted, self._trays_seen, self._trays_flagged)
+        kept = (self._counted, self._reference)
         reading, unsettled = self._read(image, cube=cube, dice=dice)
         if unsettled and self._follow(image):
             # Read again whole where the board lies now, with what was known before this read.
             self._seen = None
-            self._counted, self._trays_seen, self._trays_flagged = kept
+            self._counted, self._reference = kept
             reading, _ = self._read(image, cube=cube, dice=dice)
         if not reading.occluded:
             self._clear_frame = image
@@ -570,13 +583,16 @@ class BoardReader:
         if found is not None and found.owner is not None and self.profile.cube_kind != "track":
             cube_end = "bottom" if found.owner == 1 else "top"
         band = self._band(image) if self.profile.border else None
-        arm = band is not None and self._arm_over_frame(band, cube_end)
-        unsettled = arm or share > FOLLOW_CHANGED
+        # The frame round the field no longer as at calibration: an arm over it, or the board
+        # moved (tried by read). An arm over the frame alone, the trays or the table hides no
+        # checker, and is no occlusion; one over the field is seen there.
+        unsettled = (band is not None and self._arm_over_frame(band, cube_end)) or share > FOLLOW_CHANGED
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
         home = _all_home(points, bar)
-        if band is not None and not arm:
-            arm = self._arm_over_trays(band, off, home)
-        occluded = len(hidden) >= 2 or arm
+        look = look_of(field_image)
+        over, covered = self._over_field(look, points, bar, found_dice if dice else None)
+        hidden |= covered
+        occluded = len(hidden) >= 2 or over
         vanished = self._vanished(points, off, home)
         for index in vanished | _short_piles(points, off, home):
             confidence[index] = min(confidence[index], DOUBTED_AT)
@@ -584,8 +600,7 @@ class BoardReader:
             # Counted even when checkers vanished: a checker the reader keeps missing is
             # doubted once, not on every read after.
             self._counted = _Counted(tuple(points), off, home)
-            if not vanished:
-                self._trays_seen = band
+            self._reference = _Reference.of_look(look, tuple(points), bar)
         total = 0.0 if occluded else float(np.prod(confidence)) * bar_conf
         if _short_sides(off, home):
             total = min(total, DOUBTED_AT)
@@ -673,8 +688,7 @@ class BoardReader:
         """Read the next frame whole (the board or the camera was moved, say)."""
         self._seen = None
         self._counted = None
-        self._trays_seen = None
-        self._trays_flagged = None
+        self._reference = _Reference.of_profile(self.profile)
 
     def _read_cube(self, field_image: np.ndarray, changed: np.ndarray | None) -> CubeFound | None:
         """The cube or track counter, read again only when something changed where it lies.
@@ -861,38 +875,96 @@ class BoardReader:
         before, mask = self._calibration_band(band), border_mask(cube_end)
         return _changed_share(band, before, mask, self._calibration_moves(before, cube_end)) > BORDER_SHARE
 
-    def _arm_over_trays(self, band: np.ndarray, off: tuple[int, int], home: tuple[bool, bool]) -> bool:
-        """Whether an arm lies over the frame's side beside the trays.
+    def _over_field(
+        self,
+        look: np.ndarray,
+        points: list[int],
+        bar: tuple[int, int],
+        dice: list[tuple[np.ndarray, int, float]] | None,
+    ) -> tuple[bool, set[int]]:
+        """Whether something lies over the field that is no checker, die or cube, and the points
+        (indexes) it covers: the field's ``look`` held against the reference's (the last clear
+        reading's, at first the calibration's), where it changed by more than the light did and
+        no checker came or went (:attr:`BoardReading.points` against the reference's), no die
+        lies and the cube may lie, in patches of :data:`HAND_AREA` checkers or more."""
+        reference = self._reference
+        if reference is None or not reference.known.any():
+            return False, set()
+        lab = cv2.cvtColor(look, cv2.COLOR_BGR2LAB).astype(np.float32)
+        difference = lab - reference.lab
+        difference -= np.median(difference[reference.known], axis=0)
+        changed = ((difference**2).sum(axis=2) > LOOK_CHANGE**2) & reference.known
+        # Noise and a checker's edge a pixel off are thin; a hand is a solid patch.
+        patches = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        patches[self._explained(reference, lab, points, bar, dice)] = 0
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(patches)
+        d = self.profile.geometry.checker_diameter * LOOK_SCALE
+        one = math.pi * (d / 2) ** 2
+        big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] > HAND_AREA * one]
+        if not big:
+            return False, set()
+        over = np.isin(labels, big)
+        covered = {index for index, (x0, y0, x1, y1) in enumerate(self._look_boxes) if over[y0:y1, x0:x1].mean() > 0.1}
+        return True, covered
 
-        That side changes when a checker is borne off, or taken back for a new game. With
-        ``remember`` it is compared with the last clear frame, unless a side has fewer checkers
-        borne off than then, or more while it may bear off (all its checkers home, ``home``, now
-        or then): a hand reaching in from there is seen, a checker borne off is not taken for
-        one, and a hand that hides checkers only makes them look borne off (only a side all home
-        can bear off). A change that stays the same over two reads in a row is no arm
-        (something put down there): it is the new look.
-        Without a clear frame it is compared with the calibration's, and only when as many
-        checkers are read borne off as then.
-        """
-        mask = tray_side_mask()
-        counted, before = (self._counted, self._trays_seen) if self.remember else (None, None)
-        if counted is None or before is None:
-            if off != self._calibration_off():
-                return False
-            return _changed_share(band, self._calibration_band(band), mask) > TRAY_SHARE
-        then, home_then = counted.off, counted.home
-        if any(
-            off[side] < then[side] or (off[side] > then[side] and (home[side] or home_then[side])) for side in (0, 1)
-        ):
-            return False
-        if _changed_share(band, before, mask) <= TRAY_SHARE:
-            self._trays_flagged = None
-            return False
-        flagged, self._trays_flagged = self._trays_flagged, band
-        if flagged is not None and _changed_share(band, flagged, mask) <= TRAY_SHARE:
-            self._trays_flagged = None
-            return False
-        return True
+    def _explained(
+        self,
+        reference: _Reference,
+        lab: np.ndarray,
+        points: list[int],
+        bar: tuple[int, int],
+        dice: list[tuple[np.ndarray, int, float]] | None,
+    ) -> np.ndarray:
+        """Where the look (``lab``, now) may have changed for what was read: the checkers of
+        every point (and each player's part of the bar) whose count changed since the reference,
+        as they are (each looking like its side's checkers) and as they were (each spot left
+        looking bare, where that is known); the dice; the cube's places. A hand over a point
+        that the reading takes for a change of checkers there looks like neither."""
+        geometry = self.profile.geometry
+        mask = np.zeros(reference.known.shape, np.uint8)
+        r = round(0.6 * geometry.checker_diameter * LOOK_SCALE)
+        colours = {1: np.asarray(self.models["p1"].mean), -1: np.asarray(self.models["p2"].mean)}
+
+        def disc(x: float, y: float, like: np.ndarray | None = None) -> None:
+            centre = (round(x * LOOK_SCALE), round(y * LOOK_SCALE))
+            if like is not None:
+                one = np.zeros_like(mask)
+                cv2.circle(one, centre, max(1, r // 2), 1, -1)
+                seen = lab[one.astype(bool)]
+                if len(seen) and float(np.linalg.norm(np.median(seen, axis=0) - like)) > DISC_COLOUR:
+                    return
+            cv2.circle(mask, centre, r, 1, -1)
+
+        for index in range(24):
+            now, then = points[index], reference.points[index]
+            if now == then:
+                continue
+            same_side = now * then > 0
+            for slot in range(min(abs(now), 15)):
+                if same_side and slot < abs(then):
+                    disc(*geometry.slot_center(index + 1, slot))
+                else:
+                    disc(*geometry.slot_center(index + 1, slot), colours[1 if now > 0 else -1])
+            for slot in range(abs(now) if same_side else 0, min(abs(then), 15)):
+                layer, k = slot_layer(slot)
+                j = 2 * k + layer
+                bare = None
+                if self._empty_means is not None and j < STEPS and self._spot_known[index, j]:
+                    bare = self._empty_means[index, j]
+                disc(*geometry.slot_center(index + 1, slot), bare)
+        for player in (1, 2):
+            if bar[player - 1] != reference.bar[player - 1]:
+                for slot in range(max(bar[player - 1], reference.bar[player - 1])):
+                    disc(*geometry.bar_slot_center(player, slot))
+        for x, y in self._cube_spots:
+            disc(x / SCALE, y / SCALE)
+        grow = 0.25 * geometry.checker_diameter * LOOK_SCALE
+        for box, _, _ in dice or ():
+            bx, by, bw, bh = (float(v) / SCALE * LOOK_SCALE for v in box[:4])
+            top_left = (round(bx - grow), round(by - grow))
+            cv2.rectangle(mask, top_left, (round(bx + bw + grow), round(by + bh + grow)), 1, -1)
+        result: np.ndarray = mask.astype(bool)
+        return result
 
     def _vanished(self, points: list[int], off: tuple[int, int], home: tuple[bool, bool]) -> set[int]:
         """Points (indexes) where a side's checkers went missing since the last clear reading
@@ -1508,6 +1580,38 @@ def _solid_changes(
     solid = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     result: np.ndarray = solid.astype(bool)
     return result
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """The field as it looked at a clear reading (:func:`vision.features.look_of`, in Lab),
+    where its look is known, and what was read there (player 1's numbering; the bar)."""
+
+    lab: np.ndarray
+    known: np.ndarray
+    points: tuple[int, ...]
+    bar: tuple[int, int]
+
+    @classmethod
+    def of_look(cls, look: np.ndarray, points: tuple[int, ...], bar: tuple[int, int]) -> _Reference:
+        """A clear reading's: its whole look is known."""
+        lab = cv2.cvtColor(look, cv2.COLOR_BGR2LAB).astype(np.float32)
+        return cls(lab, np.ones(lab.shape[:2], bool), points, bar)
+
+    @classmethod
+    def of_profile(cls, profile: Profile) -> _Reference | None:
+        """The calibration's: its look (where known) and the position it showed; ``None`` for a
+        profile made before it kept its look, or whose position cannot be read."""
+        if profile.look is None:
+            return None
+        try:
+            position = Position.from_id(profile.position) if profile.position else Position.STARTING
+        except BackgammonError:
+            return None
+        points, bar, _ = position.to_absolute(1)
+        colour = np.ascontiguousarray(profile.look[..., :3])
+        lab = cv2.cvtColor(colour, cv2.COLOR_BGR2LAB).astype(np.float32)
+        return cls(lab, profile.look[..., 3] > 0, tuple(points), bar)
 
 
 @dataclass(frozen=True, slots=True)
