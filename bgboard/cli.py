@@ -499,23 +499,30 @@ def _vision_errors() -> tuple[type[Exception], ...]:
     from vision.calibration import CalibrationError
     from vision.dice import DiceModelError
     from vision.frames import CameraError
+    from vision.labels import LabelError
     from vision.profile import ProfileError
 
-    return CalibrationError, CameraError, ProfileError, DiceModelError
+    return CalibrationError, CameraError, ProfileError, DiceModelError, LabelError
 
 
 def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     """Calibrate a board from an image of a known position; write the profile.
 
-    The new profile must read the image back as the position, with confidence and nothing over
-    the board: else nothing is written and the error says why and where in the image."""
-    from vision.calibration import calibrate, parse_corners
+    The playing field's corners are found in the image (the four corner markers if they are
+    there, else the points themselves) unless --corners gives them. The image must show the
+    position, with nothing over the field and the points where the corners put them: else
+    nothing is written and the error says why and where in the image."""
+    from vision.calibration import calibrate, find_markers, parse_corners
     from vision.frames import read_image
     from vision.profile import check_output
 
     check_output(args.output)
     image = read_image(args.image)
-    corners = None if args.markers else parse_corners(args.corners)
+    corners = None
+    if args.markers:
+        corners = find_markers(image)
+    elif args.corners is not None:
+        corners = parse_corners(args.corners)
     position = None
     if args.position is not None:
         try:
@@ -525,9 +532,15 @@ def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     # Without --die-size, the size of real dice.
     sized = {} if args.die_size is None else {"die_fraction": args.die_size}
     profile = calibrate(image, corners, position=position, bar_fraction=args.bar_width, check=True, **sized)
+    if args.markers:
+        profile.source = "markers"
     profile.save(args.output)
+    where = {"found": "found in the image", "markers": "from the markers", "corners": "as given"}.get(
+        profile.source, profile.source
+    )
+    corners_text = " ".join(f"{x:.0f},{y:.0f}" for x, y in profile.corners)
     out.write(
-        f"calibrated from {args.image}: field corners from {profile.source},"
+        f"calibrated from {args.image}: field corners {where} ({corners_text}),"
         f" bar {profile.bar_fraction:.3f} of the field's width, dice {profile.die_fraction:.2f} of a checker;"
         f" profile written to {args.output}\n"
     )
@@ -555,6 +568,65 @@ def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
         out.write(f"cube {reading.cube.value}, {owner}\n")
     out.write(f"confidence {reading.confidence:.3f}{', OCCLUDED' if reading.occluded else ''}\n")
     return 0
+
+
+def cmd_vision_check(args: argparse.Namespace, out: TextIO) -> int:
+    """Read a labelled set of photos of your own board and say how well they were read.
+
+    Each photo is read with a profile calibrated on another photo of the same camera (the one
+    its label names with calibrate_on, else the first of the same size and field without a
+    hand over it), or on itself; the calibration is checked as `vision calibrate` checks it.
+    Prints per photo what was read wrong and how sure, then the whole set's figures."""
+    from vision.check import check, summary
+    from vision.labels import load_labels
+
+    path = Path(args.labels)
+    frames = load_labels(path)
+    if not frames:
+        raise CliError(f"{args.labels}: no frames to check")
+
+    def line(result: Any) -> None:
+        if args.json:
+            return
+        name = result.file
+        if not result.read:
+            why = result.refused or ""
+            out.write(f"{name}: not read, calibration on {result.calibrated_on} refused: {why}\n")
+            return
+        wrong = ", ".join(f"{w} {a} read {b}" for w, a, b in result.wrong[:6]) or "nothing"
+        flags = " OCCLUDED" if result.occluded else ""
+        hand = " (hand over the field)" if result.hand else ""
+        out.write(
+            f"{name}{hand}: wrong {wrong}; confidence {result.confidence:.3f}{flags};"
+            f" dice {list(result.dice)} of {list(result.dice_labelled)}; {result.read_ms:.0f} ms\n"
+        )
+
+    results = check(frames, path.parent, corners=args.corners, progress=line)
+    figures = summary(results)
+    if args.json:
+        out.write(json.dumps({**figures, "results": [r.to_json() for r in results]}) + "\n")
+        return 0
+    clear = figures["hand_free"]
+    out.write(
+        f"{figures['frames']} frames, {clear} without a hand over the field:"
+        f" {figures['exact']} read exactly, {figures['right_and_sure']} of them with confidence"
+        f" {SURE_TEXT} or more; points right {_share(figures['points_right'])};"
+        f" calibrations refused {figures['calibrations_refused']}\n"
+        f"read wrong with confidence {SURE_TEXT} or more: {figures['confident_wrong']};"
+        f" frames with a hand flagged: {figures['hands_flagged']} of {figures['hands']};"
+        f" dice read right {_share(figures['dice_right'])}; field corners found within 2% of the field's width:"
+        f" {figures['corners_within']} of {figures['corners_tried']}; a whole read {figures['read_ms']} ms (median)\n"
+    )
+    return 0
+
+
+#: How sure a reading must be to be taken as it is (vision.check.SURE), spelt out so that
+#: building the parser loads no OpenCV.
+SURE_TEXT = "0.9"
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def cmd_vision_dice(args: argparse.Namespace, out: TextIO) -> int:
@@ -1162,12 +1234,13 @@ def build_parser() -> argparse.ArgumentParser:
         description=cmd_vision_calibrate.__doc__,
     )
     p.add_argument("image", help="an image of the board showing a known position")
-    where = p.add_mutually_exclusive_group(required=True)
+    where = p.add_mutually_exclusive_group()
     where.add_argument(
         "--corners",
-        help="the field's corners 'x,y x,y x,y x,y', beside player 1's 13-, 24-, 1- and 12-point",
+        help="the field's corners 'x,y x,y x,y x,y', beside player 1's 13-, 24-, 1- and 12-point"
+        " (default: found in the image)",
     )
-    where.add_argument("--markers", action="store_true", help="find the four ArUco corner markers")
+    where.add_argument("--markers", action="store_true", help="find the four ArUco corner markers, and only them")
     p.add_argument(
         "--position", help="what the image shows, player 1 on roll: a Position ID, GNUbgID or XGID (default: the start)"
     )
@@ -1194,6 +1267,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=cmd_vision_read)
+    p = vsub.add_parser(
+        "check", help="read labelled photos of your board and say how well", description=cmd_vision_check.__doc__
+    )
+    p.add_argument("labels", help="the labels (JSON, the format the README's \"The camera\" describes)")
+    p.add_argument(
+        "--corners",
+        choices=("labelled", "found"),
+        default="labelled",
+        help="calibrate with the labels' corners or with those found in each photo (default: labelled;"
+        " found corners are held against the labels either way)",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.set_defaults(func=cmd_vision_check)
     p = vsub.add_parser("dice", help="read the dice in a photo", description=cmd_vision_dice.__doc__)
     p.add_argument("image")
     p.add_argument("--json", action="store_true", help="print JSON")
