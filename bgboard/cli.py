@@ -1270,7 +1270,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = vsub.add_parser(
         "check", help="read labelled photos of your board and say how well", description=cmd_vision_check.__doc__
     )
-    p.add_argument("labels", help="the labels (JSON, the format the README's \"The camera\" describes)")
+    p.add_argument("labels", help='the labels (JSON, the format the README\'s "The camera" describes)')
     p.add_argument(
         "--corners",
         choices=("labelled", "found"),
