@@ -501,9 +501,72 @@ def _print_tally(name: str, f: dict[str, Any]) -> None:
         )
 
 
+#: Confidence bins of the real frames' reliability table: readings (and points) read with a
+#: confidence in [low, high).
+RELIABILITY_BINS = ((0.0, 0.5), (0.5, 0.9), (0.9, 0.99), (0.99, 1.0001))
+
+
+def measure_real(folder: Path) -> dict[str, Any]:
+    """The real labelled frames of ``folder`` (its ``labels.json``), read as ``bgboard vision
+    check`` reads them, with the labels' corners and with those the program finds: its figures,
+    and how far each confidence is to be trusted (a reliability table of readings and points)."""
+    from vision.check import check, summary
+    from vision.labels import load_labels
+
+    frames = load_labels(folder / "labels.json")
+    out: dict[str, Any] = {"frames": len(frames)}
+    for corners in ("labelled", "found"):
+        results = check(frames, folder, corners=corners)
+        figures = summary(results)
+        clear = [r for r in results if r.read and not r.hand]
+        boards = []
+        for low, high in RELIABILITY_BINS:
+            inside = [r for r in clear if low <= r.confidence < high]
+            boards.append(
+                {"from": low, "to": min(high, 1.0), "readings": len(inside), "exact": sum(r.exact for r in inside)}
+            )
+        points = []
+        pairs = [(c, ok) for r in clear for c, ok in r.point_verdicts]
+        for low, high in RELIABILITY_BINS:
+            inside = [ok for c, ok in pairs if low <= c < high]
+            points.append({"from": low, "to": min(high, 1.0), "points": len(inside), "right": sum(inside)})
+        figures["reliability_boards"] = boards
+        figures["reliability_points"] = points
+        figures["results"] = [r.to_json() for r in results]
+        out[corners] = figures
+    return out
+
+
+def _pct(value: float | None, digits: int) -> str:
+    return "-" if value is None else f"{100 * value:.{digits}f}%"
+
+
+def _print_real(real: dict[str, Any]) -> None:
+    print(f"Real frames ({real['frames']}; read as bgboard vision check reads them):")
+    for corners in ("labelled", "found"):
+        f = real[corners]
+        print(
+            f"  corners {corners:9s}: {f['hand_free']} without a hand: exact {f['exact']}, exact and sure"
+            f" {f['right_and_sure']}, calibrations refused {f['calibrations_refused']}, points right"
+            f" {_pct(f['points_right'], 2)}; confident and wrong"
+            f" {f['confident_wrong']}; hands flagged {f['hands_flagged']} of {f['hands']}; dice right"
+            f" {_pct(f['dice_right'], 1)}; corners found within 2%"
+            f" {f['corners_within']} of {f['corners_tried']}; whole read {f['read_ms']} ms (median)"
+        )
+        print(f"  {'':21s}reliability (hand-free readings): confidence -> readings, exact")
+        for row, point in zip(f["reliability_boards"], f["reliability_points"], strict=True):
+            print(
+                f"  {'':23s}[{row['from']:.2f}, {row['to']:.2f}): boards {row['exact']} of {row['readings']} exact;"
+                f" points {point['right']} of {point['points']} right"
+            )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames3d", type=Path, help="a folder of 3D-rendered setups (python -m tools.render3d)")
+    parser.add_argument(
+        "--real", type=Path, help="a folder of real labelled frames (its labels.json), as ../shared/data/boards"
+    )
     parser.add_argument("--boards", type=int, default=1000)
     parser.add_argument("--hands", type=int, default=100)
     parser.add_argument("--seed", type=int, default=11)
@@ -517,6 +580,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     figures: dict[str, Any] = {}
+    if args.real is not None:
+        figures["real"] = measure_real(args.real)
     if args.frames3d is not None:
         figures["boards_3d"] = measure_3d(args.frames3d)
         if args.knocked:
@@ -532,6 +597,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(figures))
         return 0
+    if "real" in figures:
+        _print_real(figures["real"])
     if "boards_3d" in figures:
         b3 = figures["boards_3d"]
         print(f"3D-rendered boards, held out: {b3['setups']} setups ({b3['calibration_refused']} calibrations refused)")

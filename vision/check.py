@@ -56,6 +56,8 @@ class FrameResult:
     wrong: list[tuple[str, int | None, int]] = field(default_factory=list)
     points_known: int = 0
     points_right: int = 0
+    #: Each known point's confidence and whether it was read right.
+    point_verdicts: list[tuple[float, bool]] = field(default_factory=list)
     dice: tuple[int, ...] = ()
     dice_labelled: tuple[int, ...] = ()
     dice_right: int = 0
@@ -218,6 +220,7 @@ def _read(result: FrameResult, frame: LabelledFrame, reader: BoardReader, image:
     for index, (labelled, read) in enumerate(zip(frame.points, reading.points, strict=True)):
         if labelled is None:
             continue
+        result.point_verdicts.append((reading.point_confidence[index], labelled == read))
         result.points_known += 1
         if labelled == read:
             result.points_right += 1
