@@ -49,6 +49,10 @@ _HOME = re.compile(r"\b([AB])\b[^,;.]*?\b(?i:home)\s+(?i:(top|bottom)[- ](left|r
 _STACK = re.compile(r"^([AB])(\d{1,2})$")
 
 
+#: The largest label file read (bytes): a thousand labelled frames take under a megabyte.
+LARGEST = 20_000_000
+
+
 class LabelError(ValueError):
     """A label file or one of its frames cannot be read: which, and where."""
 
@@ -264,6 +268,12 @@ def load_labels(path: str | Path) -> list[LabelledFrame]:
     """
     path = Path(path)
     try:
+        if not path.exists():
+            raise LabelError(f"{path}: no such file")
+        if not path.is_file():
+            raise LabelError(f"{path} is {'a folder' if path.is_dir() else 'not a regular file'}, not labels")
+        if path.stat().st_size > LARGEST:
+            raise LabelError(f"{path} is over {LARGEST // 1_000_000} MB: not labels")
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise LabelError(f"cannot read {path}: {exc.strerror or exc}") from None
