@@ -891,15 +891,20 @@ class BoardReader:
         if reference is None or not reference.known.any():
             return False, set()
         lab = cv2.cvtColor(look, cv2.COLOR_BGR2LAB).astype(np.float32)
-        difference = lab - reference.lab
-        difference -= np.median(difference[reference.known], axis=0)
-        changed = ((difference**2).sum(axis=2) > LOOK_CHANGE**2) & reference.known
+        difference = cv2.subtract(lab, reference.lab)
+        # The light's shift over the field: the median of a sample of the spots.
+        shift = np.median(difference.reshape(-1, 3)[reference.sample], axis=0)
+        difference = cv2.subtract(difference, (*(float(v) for v in shift), 0.0))
+        square = cv2.transform(cv2.multiply(difference, difference), np.ones((1, 3), np.float32))
+        changed = ((square > LOOK_CHANGE**2) & reference.known).astype(np.uint8)
         # Noise and a checker's edge a pixel off are thin; a hand is a solid patch.
-        patches = cv2.morphologyEx(changed.astype(np.uint8), cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-        patches[self._explained(reference, lab, points, bar, dice)] = 0
-        count, labels, stats, _ = cv2.connectedComponentsWithStats(patches)
+        patches = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
         d = self.profile.geometry.checker_diameter * LOOK_SCALE
         one = math.pi * (d / 2) ** 2
+        if np.count_nonzero(patches) <= HAND_AREA * one:
+            return False, set()
+        patches[self._explained(reference, lab, points, bar, dice)] = 0
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(patches)
         big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] > HAND_AREA * one]
         if not big:
             return False, set()
@@ -925,15 +930,15 @@ class BoardReader:
         r = round(0.6 * geometry.checker_diameter * LOOK_SCALE)
         colours = {1: np.asarray(self.models["p1"].mean), -1: np.asarray(self.models["p2"].mean)}
 
+        half = max(1, r // 2)
+
         def disc(x: float, y: float, like: np.ndarray | None = None) -> None:
-            centre = (round(x * LOOK_SCALE), round(y * LOOK_SCALE))
+            cx, cy = round(x * LOOK_SCALE), round(y * LOOK_SCALE)
             if like is not None:
-                one = np.zeros_like(mask)
-                cv2.circle(one, centre, max(1, r // 2), 1, -1)
-                seen = lab[one.astype(bool)]
+                seen = lab[max(0, cy - half) : cy + half + 1, max(0, cx - half) : cx + half + 1].reshape(-1, 3)
                 if len(seen) and float(np.linalg.norm(np.median(seen, axis=0) - like)) > DISC_COLOUR:
                     return
-            cv2.circle(mask, centre, r, 1, -1)
+            cv2.circle(mask, (cx, cy), r, 1, -1)
 
         for index in range(24):
             now, then = points[index], reference.points[index]
@@ -1591,6 +1596,14 @@ class _Reference:
     known: np.ndarray
     points: tuple[int, ...]
     bar: tuple[int, int]
+
+    @property
+    def sample(self) -> np.ndarray:
+        """Every seventh known spot (flat indexes): enough to tell how the light moved."""
+        if "_sample" not in self.__dict__:
+            object.__setattr__(self, "_sample", np.flatnonzero(self.known.reshape(-1))[::7])
+        result: np.ndarray = self.__dict__["_sample"]
+        return result
 
     @classmethod
     def of_look(cls, look: np.ndarray, points: tuple[int, ...], bar: tuple[int, int]) -> _Reference:
