@@ -61,6 +61,8 @@ INSET: Final = 0.15
 #: How the corners came: ``markers`` and ``found`` by :func:`~vision.calibration.find_corners`;
 #: ``None`` when they were not found and start as an inset rectangle.
 HOW_WORDS: Final = {"markers": "from the corner markers", "found": "found on the board", "corners": "placed by hand"}
+#: The names a match gives players nobody named (``match.players``' default).
+UNNAMED: Final = ("Player 1", "Player 2")
 #: The keys a confirmation may carry.
 REQUEST_KEYS: Final = ("corners", "frame", "die_size")
 
@@ -81,22 +83,27 @@ class Assumed:
     :ivar start: no game is under way: the starting position.
     :ivar words: which position, in players' words.
     :ivar player1: the name of the player at the bottom of the camera's view (player 1).
+    :ivar named: the players were given names: ``player1`` is not one of the names a match
+        gives players nobody named (``Player 1``, ``Player 2``), which say nothing at the table.
     """
 
     position: Position
     start: bool
     words: str
     player1: str
+    named: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        """``id``, ``start``, ``words``, ``player1`` and ``board`` (player 1's numbering, as the
-        live page draws a board: 24 signed counts, ``bar`` and ``off`` as ``[p1, p2]``)."""
+        """``id``, ``start``, ``words``, ``player1``, ``named`` and ``board`` (player 1's
+        numbering, as the live page draws a board: 24 signed counts, ``bar`` and ``off`` as
+        ``[p1, p2]``)."""
         points, bar, off = self.position.to_absolute(1)
         return {
             "id": self.position.position_id(),
             "start": self.start,
             "words": self.words,
             "player1": self.player1,
+            "named": self.named,
             "board": {"points": points, "bar": list(bar), "off": list(off)},
         }
 
@@ -110,10 +117,13 @@ def assumed_position(state: MatchState, bottom_player: int, names: Sequence[str]
 
     >>> assumed_position(MatchState.new_match(5), 1, ("Ann", "Bob")).words
     'the starting position (no game is under way)'
+    >>> assumed_position(MatchState.new_match(5), 0, UNNAMED).named
+    False
     """
     player1 = names[bottom_player]
+    named = player1 not in UNNAMED
     if state.phase in (Phase.OPENING, Phase.GAME_OVER, Phase.MATCH_OVER) or state.on_roll is None:
-        return Assumed(Position.STARTING, True, "the starting position (no game is under way)", player1)
+        return Assumed(Position.STARTING, True, "the starting position (no game is under way)", player1, named)
     seat = seat_of(state.on_roll, bottom_player)
     position = state.position if seat == 1 else state.position.swap()
     words = f"game {state.game_number} as the match stands now"
@@ -121,7 +131,7 @@ def assumed_position(state: MatchState, bottom_player: int, names: Sequence[str]
         words += f": the board before {names[state.on_roll]}'s {state.dice.first}-{state.dice.second} is played"
     else:
         words += f": {names[state.on_roll]} on roll"
-    return Assumed(position, False, words, player1)
+    return Assumed(position, False, words, player1, named)
 
 
 def inset_corners(width: int, height: int) -> list[list[float]]:

@@ -83,16 +83,17 @@
     return crop || [0, 0, shot.image.width, shot.image.height];
   }
 
-  // The view as large as the column allows, and no taller than the window leaves room for.
+  // The view as large as the column allows, and no taller than the window leaves room for; never
+  // wider than the column (the column's width is the page's, not the photo's: style.css). The
+  // height follows from the viewBox, so the photo keeps its shape even where CSS narrows it.
   function fit() {
-    const [, , w, h] = shown();
-    const view = $("view");
-    const room = view.parentElement.clientWidth;
-    const tall = window.innerWidth >= 900 ? window.innerHeight - 250 : window.innerHeight * 0.72;
-    const width = Math.max(200, Math.min(room, tall * (w / h)));
+    const [x, y, w, h] = shown();
     const svg = $("overlay");
-    svg.style.width = `${width}px`;
-    svg.style.height = `${(width * h) / w}px`;
+    svg.setAttribute("viewBox", `${x} ${y} ${w} ${h}`);
+    const room = $("view").parentElement.clientWidth;
+    const tall = window.innerWidth >= 900 ? window.innerHeight - 250 : window.innerHeight * 0.72;
+    const width = Math.min(room, Math.max(200, tall * (w / h)));
+    svg.style.width = `${Math.floor(width)}px`;
   }
 
   // Frame pixels per CSS pixel, as the frame is shown now.
@@ -108,7 +109,6 @@
     const [vx, vy, vw, vh] = shown();
     const k = scale();
     const svg = $("overlay");
-    svg.setAttribute("viewBox", `${vx} ${vy} ${vw} ${vh}`);
     svg.replaceChildren();
     el("image", { href: url, x: 0, y: 0, width: W, height: H, preserveAspectRatio: "none" }, svg);
     const ok = wellFormed(corners);
@@ -256,10 +256,20 @@
     $("cal-state").dataset.calibrated = shot.calibrated ? "yes" : "no";
   }
 
+  // Who player 1 is, in words a person at the table understands: by name when the players have
+  // names, else by the home board (the "Player 1" of a match nobody named says nothing).
+  function whoIsPlayer1(p) {
+    const home = "home board (points 1 to 6) lies beside handle 1";
+    const turn = "side of the board is at the top of the picture, press Turn round.";
+    if (p.named) return `Player 1 is ${p.player1}: ${p.player1}'s ${home}. If ${p.player1}'s ${turn}`;
+    const alias = p.player1 === "Player 1" ? "" : ` (${p.player1} on the live page)`;
+    return `Player 1${alias} is the player whose ${home}, as drawn in step 2. If player 1's ${turn}`;
+  }
+
   function showPosition() {
     const p = shot.position;
     $("position-words").textContent = p.start ? "The starting position (no game is under way)." : `The match's position: ${p.words}.`;
-    $("player1").textContent = `Player 1 is ${p.player1}. If ${p.player1}'s side of the board is at the top of the picture, press Turn round.`;
+    $("player1").textContent = whoIsPlayer1(p);
     const state = {
       board: { ...p.board, bottom: 1 }, cube: { value: 1, owner: null }, dice: [], turn: null,
       gnubgid: p.id, status: p.words, last_move: null, hint: null, illegal: null, check: null,
@@ -385,6 +395,16 @@
   $("again").addEventListener("click", () => load(true));
   $("confirm-form").addEventListener("submit", (e) => { e.preventDefault(); confirm(); });
   window.addEventListener("resize", () => draw());
+  // The column's width changes without the window's too (a scroll bar comes or goes, the phone
+  // turns): the photo is fitted to it again.
+  let column = 0;
+  new ResizeObserver(([entry]) => {
+    const width = Math.round(entry.contentRect.width);
+    if (width !== column) {
+      column = width;
+      draw();
+    }
+  }).observe($("view").parentElement);
   load(false);
   window.bgCalibration = () => ({ corners: corners.map((c) => [...c]), shot, crop });
 })();

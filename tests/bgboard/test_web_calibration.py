@@ -26,16 +26,16 @@ import pytest
 from calibration_table import HeldCamera, Running, moved_corners, true_corners, waiting_for_calibration
 from rendered_table import PLAYED, START, frame, move_frames, opening_frames, referee_config
 
-from bgboard.calibration_view import assumed_position
+from bgboard.calibration_view import UNNAMED, assumed_position
 from bgboard.cli import main
-from bgboard.config import Config
+from bgboard.config import Config, MatchConfig
 from bgboard.events import Event
 from bgboard.table import Table
 from bgboard.webserver import Bind, LiveWeb
 from engine.match import MatchState, Move, OpeningRoll, Phase, Roll
 from engine.position import Position
 from vision.profile import Profile
-from vision.render import DieSpec, Scene, render
+from vision.render import DieSpec
 
 pytestmark = pytest.mark.usefixtures("referee_threads_end")
 
@@ -79,7 +79,8 @@ def test_without_a_profile_the_referee_waits_reading_nothing_then_reads_once_cal
         assert np.abs(np.asarray(view["corners"]) - true_corners()).max() < 2.5
         assert view["image"] == {"width": 1280, "height": 720, "url": f"/api/calibration.jpg?frame={view['frame']}"}
         assert view["position"]["start"] is True and view["position"]["id"] == Position.STARTING.position_id()
-        assert view["position"]["player1"] == "Ann" and view["calibrated"] is False
+        assert view["position"]["player1"] == "Ann" and view["position"]["named"] is True
+        assert view["calibrated"] is False
         assert view["labels"][0] == "beside player 1's 13-point" and view["profile"] == str(profile)
         picture = client.get(view["image"]["url"])
         assert picture.headers["content-type"] == "image/jpeg"
@@ -257,7 +258,7 @@ def _uncalibrated_table() -> Table:
     return Table.from_config(Config(), state=MatchState.new_match(5), names=("Ann", "Bob"), calibrated=False)
 
 
-def test_before_the_first_frame_the_view_says_so_and_without_markers_starts_the_handles_inset() -> None:
+def test_before_the_first_frame_the_view_says_so_and_with_no_field_found_starts_the_handles_inset() -> None:
     table = _uncalibrated_table()
     live = LiveWeb.start(Bind("127.0.0.1", 0), ("Ann", "Bob"))
     try:
@@ -266,8 +267,10 @@ def test_before_the_first_frame_the_view_says_so_and_without_markers_starts_the_
         with httpx.Client(base_url=live.server.url, timeout=30) as client:
             none_yet = client.get("/api/calibration")
             assert none_yet.status_code == 503 and "no frame from the camera yet" in none_yet.json()["error"]
-            bare = render(Scene(points=START), markers=False, seed=3).image
-            assert table.feed(bare, 0.0) == []  # kept, not read
+            # No board in sight (the camera turned away): neither markers nor the field found.
+            # (A board without markers is found on the board itself: vision.calibration.)
+            elsewhere = np.full((720, 1280, 3), 90, np.uint8)
+            assert table.feed(elsewhere, 0.0) == []  # kept, not read
             view = client.get("/api/calibration").json()
         assert view["how"] is None and "not found" in view["why"]
         assert view["corners"] == [[192.0, 108.0], [1088.0, 108.0], [1088.0, 612.0], [192.0, 612.0]]
@@ -337,7 +340,12 @@ def test_the_position_assumed_is_the_start_between_games_and_the_match_s_own_mid
         assert start.start and start.position == Position.STARTING
         mid = assumed_position(opened, bottom, ("Ann", "Bob"))
         assert not mid.start and "before Ann's 3-1 is played" in mid.words
-        assert mid.player1 == ("Ann", "Bob")[bottom]
+        assert mid.player1 == ("Ann", "Bob")[bottom] and mid.named
+        # Players nobody named: the page says who player 1 is by the board, not by "Player 1".
+        assert MatchConfig().players == UNNAMED
+        unnamed = assumed_position(opened, bottom, MatchConfig().players)
+        assert unnamed.player1 == f"Player {bottom + 1}" and not unnamed.named
+        assert unnamed.to_json()["named"] is False
     # Ann plays 8/5 6/5; with Bob at the bottom (seat 1), the board from his seat is the
     # position as Bob, now on roll, sees it.
     after = opened.apply(Move("8/5 6/5"))

@@ -80,6 +80,26 @@ def _scale(page: Any) -> float:
     return float(page.locator("#overlay").evaluate(view))
 
 
+def _fits_the_width(page: Any) -> None:
+    """Nothing off to the side: the page does not scroll sideways, the photo keeps its shape,
+    every handle and every button lies within the screen's width."""
+    # Laid out again, and the photo fitted to its column (a ResizeObserver's redraw), first.
+    page.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    width = page.viewport_size["width"]
+    # A phone's browser widens its layout to hold what is too wide (zoomed out): the screen's
+    # width is the viewport's, not innerWidth alone.
+    sizes = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+    assert sizes[0] <= sizes[1] == width, f"the page is {sizes[0]} px wide, {sizes[1]} px shown, on a {width} px screen"
+    shown = page.locator("#overlay").evaluate(
+        "s => [s.getBoundingClientRect().width / s.getBoundingClientRect().height,"
+        " s.viewBox.baseVal.width / s.viewBox.baseVal.height]"
+    )
+    assert shown[0] == pytest.approx(shown[1], rel=0.01)
+    for item in page.locator(".cal-ring").all() + page.locator(".cal-tools button").all():
+        box = item.bounding_box()
+        assert box["x"] >= 0 and box["x"] + box["width"] <= width
+
+
 def _drag(page: Any, size: str, index: int, dx: float, dy: float) -> None:
     """Drag handle ``index`` by ``dx``, ``dy`` CSS pixels: a finger on the phone, the mouse on the desktop."""
     ring = page.locator(f'.cal-handle[data-index="{index}"] .cal-ring').bounding_box()
@@ -128,13 +148,25 @@ def test_corners_are_placed_on_the_frame_and_confirmed_with_the_token(size: str,
         assert "starting position" in page.locator("#position-words").inner_text()
         assert "not calibrated" in page.locator("#cal-state").inner_text()
         assert page.locator("#position-board svg .bg-checker").count() == 30
-        width = SIZES[size]["viewport"]["width"]
-        for ring in page.locator(".cal-ring").all():
-            box = ring.bounding_box()
-            # Every handle within the screen, and big enough for a fingertip.
-            assert box["x"] >= 0 and box["x"] + box["width"] <= width and box["width"] >= 24
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= width  # nothing off to the side
+        # Every handle within the screen, and big enough for a fingertip; nothing off to the side.
+        _fits_the_width(page)
+        assert all(ring.bounding_box()["width"] >= 24 for ring in page.locator(".cal-ring").all())
         shots(page, "2-found")
+        if size == "phone":
+            # The whole photo, wider than the field: scaled to the phone's width, the buttons
+            # wrapped. So again once the phone is turned and back: the page laid out at a wider
+            # window first (as a browser may do before it knows its size) fits the narrow one.
+            page.locator("#zoom").click()
+            assert page.locator("#zoom").inner_text() == "Zoom to the field"
+            _fits_the_width(page)
+            shots(page, "2-whole-photo")
+            page.set_viewport_size({"width": 844, "height": 390})
+            _fits_the_width(page)
+            page.set_viewport_size(SIZES[size]["viewport"])
+            _fits_the_width(page)
+            shots(page, "2-whole-photo-turned-back")
+            page.locator("#zoom").click()
+            assert _handles(page) == found
 
         # A handle dragged: it moves with the pointer, and the outline and the bar's line follow.
         bar = page.get_attribute("#bar-line", "x2"), page.get_attribute("#bar-line", "y2")
@@ -172,7 +204,7 @@ def test_corners_are_placed_on_the_frame_and_confirmed_with_the_token(size: str,
         assert "Calibrated: field corners from the corner markers" in page.locator("#answer").inner_text()
         assert "The board is calibrated" in page.locator("#cal-state").inner_text()
         assert page.locator("#trouble").count() == 0
-        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        _fits_the_width(page)
         assert np.abs(np.asarray(Profile.load(profile).corners) - np.asarray(found)).max() < 0.06
         assert run.wait_for("calibrated")["how"] == "markers"
         shots(page, "5-confirmed")
