@@ -246,13 +246,14 @@ def _label_table(builder: Any, sizes: range) -> tuple[np.ndarray, np.ndarray, np
 
 #: A strip confirmed bare is learnt only if the reader gives "bare" at least this probability.
 LEARN_FLOOR = 0.05
-#: The learned reader's stack on a point is doubted where the models read it this many checkers
-#: apart (a side's count against the other's counts as their sum), and then read with at most
-#: :data:`DOUBTED_AT` confidence.
-CROSS_CHECK = 2
 #: Half a cube's side, in checker diameters (a cube is about 0.8 of a checker).
 CUBE_HALF = 0.4
 DOUBTED_AT = 0.5
+#: A stack read by the network is doubted when the spot past it looks like its side's checkers
+#: by this much (the models' log-likelihood against bare), or its last spot looks bare by as
+#: much. On the real frames, points read right stood within 1.5 of even there; a sixth checker
+#: lined up past five, a pile read one short, a hand read as a checker, 6 to 14.
+STACK_END = 7.0
 #: How the points are read: ``net`` by the learned point reader, ``model`` by the models
 #: learnt at calibration, ``auto`` by the network when it is installed, the profile has its
 #: references and the network read the calibration frame (:attr:`References.knows_board`), else
@@ -541,13 +542,12 @@ class BoardReader:
             checkers = _Checkers(self._checker_middles(counted), sides, field_image)
         found_dice = self._find_dice(field_image, image, changed, checkers) if dice else []
         under = self._under_dice(found_dice)
-        model_flat = first
-        if under.any() or self._cutter is not None:
-            model_flat = self._model_logits(feats, under)
-        if self._cutter is None:
-            flat = model_flat
-            if under.any():
-                choice = self._conserve(flat, flat.argmax(axis=0), bar)
+        if self._cutter is None and under.any():
+            # The models again, without the samples the dice cover.
+            flat = self._model_logits(feats, under)
+            choice = self._conserve(flat, flat.argmax(axis=0), bar)
+        elif self._cutter is None:
+            flat = first
         points = [_count(int(c)) for c in choice]
         on_board = (sum(c for c in points if c > 0) + bar[0], sum(-c for c in points if c < 0) + bar[1])
         probabilities = _softmax(flat, axis=0)
@@ -560,11 +560,10 @@ class BoardReader:
                 probabilities[:, index] = _cap(probabilities[:, index], int(choice[index]), DOUBTED_AT)
         if self._cutter is not None:
             # The network is sure of what it learnt, and may be as sure of a sight it never
-            # learnt (a pile unlike any it saw read as bare). Where the models fitted to this
-            # board count two or more checkers otherwise, the point is not read with confidence.
-            model_counts = np.array([_count(int(c)) for c in model_flat.argmax(axis=0)])
-            net_counts = np.array(points)
-            doubted = (np.abs(model_counts - net_counts) >= CROSS_CHECK) & ~_tall_on_whole_side(net_counts, on_board)
+            # learnt (a pile unlike any it saw read as bare, a sixth checker lined up past
+            # five). Where this board's colours say a stack ends elsewhere, the point is not read
+            # with confidence.
+            doubted = self._stack_ends_doubted(feats["points_colour"], points, under)
             for index in np.nonzero(doubted)[0]:
                 probabilities[:, index] = _cap(probabilities[:, index], int(choice[index]), DOUBTED_AT)
         confidence: list[float] = []
@@ -874,6 +873,28 @@ class BoardReader:
         """
         before, mask = self._calibration_band(band), border_mask(cube_end)
         return _changed_share(band, before, mask, self._calibration_moves(before, cube_end)) > BORDER_SHARE
+
+    def _stack_ends_doubted(self, colour: np.ndarray, points: list[int], under: np.ndarray) -> np.ndarray:
+        """Which points' stacks, as read, end where this board's colours say they do not: the spot
+        past a stack of five or fewer looks like one of its side's checkers more than bare (a
+        checker more: a sixth lined up past five, which no rendered board showed the network), or
+        the stack's last spot looks bare (a checker fewer), each by :data:`STACK_END` or more in
+        the models' log-likelihoods. Spots a die covers tell nothing."""
+        empty = self._empty_ll(colour)
+        sides = (self._ll("p1", colour), self._ll("p2", colour))
+        doubted = np.zeros(24, bool)
+        for index, count in enumerate(points):
+            size = abs(count)
+            if size > SLOTS:
+                continue
+            side = sides[0 if count > 0 else 1] if count else np.maximum(sides[0], sides[1])
+            ahead = 2 * size
+            if ahead < STEPS and not under[index, ahead] and side[index, ahead] - empty[index, ahead] > STACK_END:
+                doubted[index] = True
+            last = 2 * size - 2
+            if size and not under[index, last] and side[index, last] - empty[index, last] < -STACK_END:
+                doubted[index] = True
+        return doubted
 
     def _over_field(
         self,
@@ -1646,21 +1667,6 @@ def _short_sides(off: tuple[int, int], home: tuple[bool, bool]) -> list[int]:
     (:func:`_short_piles`).
     """
     return [side for side in (0, 1) if off[side] and not home[side]]
-
-
-def _tall_on_whole_side(net_counts: np.ndarray, on_board: tuple[int, int]) -> np.ndarray:
-    """Which points the models do not cross-check: piles the network counts taller than
-    :data:`PILE_SURE` on a side it finds all fifteen of (``on_board``: each side's checkers
-    on the board and the bar).
-
-    The models see a tall pile's lower layers poorly, and count it far short (an 11-pile as 3
-    on a plain rendered board); on the 3D frames kept out of the network's training, the tall
-    piles they doubted were read right by the network, 28 of 29. A tall pile the network
-    miscounts, or gives the wrong side, leaves a side short of fifteen or over it, unless
-    another point is miscounted the other way: while the side is whole, its count holds.
-    """
-    side_whole = np.where(net_counts > 0, on_board[0] == 15, on_board[1] == 15)
-    return np.asarray((np.abs(net_counts) > PILE_SURE) & side_whole, dtype=bool)
 
 
 def _short_piles(points: list[int], off: tuple[int, int], home: tuple[bool, bool]) -> set[int]:
