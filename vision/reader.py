@@ -199,6 +199,9 @@ PILE_SURE = 5
 #: for the glints read as dice there); any other face read there is a die resting on the
 #: checker, and is called cocked.
 ON_CHECKER = 0.3
+#: A die is painted out of the strips it lies on over a circle this many times its box's
+#: half-diagonal (its sides and its shadow reach a little past the box).
+DIE_PAINT = 1.2
 #: A die whose middle lies this close to a checker's (checker diameters) lies on the checker:
 #: cocked. A 1 read there, farther off than :data:`ON_CHECKER`, with the checker's own colour
 #: round its pip (see :data:`GLINT_COLOUR`) is a glint off the checker's rim or bevel: a lamp
@@ -542,6 +545,14 @@ class BoardReader:
             checkers = _Checkers(self._checker_middles(counted), sides, field_image)
         found_dice = self._find_dice(field_image, image, changed, checkers) if dice else []
         under = self._under_dice(found_dice)
+        if strip_probs is not None and found_dice:
+            # A die lying on a point's strip is no checker: the strips under dice are read
+            # again with the dice painted out.
+            repainted = self._without_dice(image, strip_probs, found_dice)
+            if repainted is not strip_probs:
+                strip_probs = repainted
+                flat, bar, bar_conf = self._from_strips(strip_probs)
+                choice = self._conserve(flat, flat.argmax(axis=0), bar)
         if self._cutter is None and under.any():
             # The models again, without the samples the dice cover.
             flat = self._model_logits(feats, under)
@@ -741,6 +752,36 @@ class BoardReader:
             x = encode(strips[redo], refs.strips[redo], refs.borrowed[redo], self._checker_colours)
             probs[redo] = points_net.probabilities(x)
         return probs
+
+    def _without_dice(
+        self, image: np.ndarray, probs: np.ndarray, dice: list[tuple[np.ndarray, int, float]]
+    ) -> np.ndarray:
+        """``probs`` with the strips a die lies on read again, the die painted out of each
+        (OpenCV's inpainting from the pixels round it: bare board round a die on a bare point,
+        checker round one resting on a checker); ``probs`` itself when no strip is under a die."""
+        assert self._cutter is not None and self.profile.references is not None
+        masks = self._cutter.masks_round([self._die_in_image(box) for box, _, _ in dice])
+        touched = masks.reshape(STRIPS, -1).any(axis=1)
+        if not touched.any():
+            return probs
+        strips = self._cutter.colour(image)
+        for index in np.flatnonzero(touched):
+            strips[index] = cv2.inpaint(strips[index], masks[index].astype(np.uint8), 3, cv2.INPAINT_TELEA)
+        refs = self.profile.references
+        out = probs.copy()
+        x = encode(strips[touched], refs.strips[touched], refs.borrowed[touched], self._checker_colours)
+        out[touched] = points_net.probabilities(x)
+        return out
+
+    def _die_in_image(self, box: np.ndarray) -> tuple[float, float, float]:
+        """A die's box on the half-size field as a circle in the image: centre and radius, the
+        radius taking in its sides and shadow."""
+        x, y, w, h = (float(v) / SCALE for v in box[:4])
+        corners = np.array([[[x, y], [x + w, y], [x + w, y + h], [x, y + h]]], np.float64)
+        at = cv2.perspectiveTransform(corners, self.homography)[0]
+        centre = at.mean(axis=0)
+        radius = float(np.linalg.norm(at - centre, axis=1).max()) * DIE_PAINT
+        return float(centre[0]), float(centre[1]), radius
 
     def _from_strips(self, raw: np.ndarray) -> tuple[np.ndarray, tuple[int, int], float]:
         """The learned reader's strip probabilities as the points' log-probabilities laid out

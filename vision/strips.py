@@ -152,6 +152,14 @@ class StripCutter:
         x1, y1 = np.ceil(both.reshape(-1, 2).max(axis=0)).astype(int) + 4
         self._window = (int(x0), int(y0), int(x1), int(y1))
 
+    def masks_round(self, circles: Sequence[tuple[float, float, float]]) -> np.ndarray:
+        """Which strip pixels lie within any of ``circles`` (image ``x, y, radius``): a boolean
+        ``(26, STRIP_H, STRIP_W)`` mask."""
+        inside = np.zeros(self._map_x.shape, bool)
+        for x, y, r in circles:
+            inside |= (self._map_x - x) ** 2 + (self._map_y - y) ** 2 <= r * r
+        return inside.reshape(STRIPS, STRIP_H, STRIP_W)
+
     def colour(self, image: np.ndarray) -> np.ndarray:
         """The strips in colour, ``(26, STRIP_H, STRIP_W, 3)`` BGR uint8."""
         k = max(1, round(self.pixels_per_strip_pixel)) | 1
