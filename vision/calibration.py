@@ -327,7 +327,9 @@ def calibrate(
     profile.border = [int(v) for v in border_band(image, homography).reshape(-1)]
     profile.border_mean = True
     profile.view = board_view(image, homography)
-    profile.look = _look(field_image, profile.geometry, [*found.tips, *found.covered], dice, sampler.d)
+    # Only what stands over the points' tips is left out of the look: a calibration made (unchecked)
+    # with a hand over the field keeps it, and every clean frame after shows it gone.
+    profile.look = _look(field_image, profile.geometry, found.tips, dice, sampler.d)
     cutter = StripCutter(profile.geometry, homography)
     strips, counts = cutter.colour(image), strip_counts(points, bar)
     profile.references = References.from_frame(strips, strip_counts(learnt, bar), profile.geometry)
