@@ -529,7 +529,7 @@ class BoardReader:
         feats = self.sampler.sample(field_image)
         strip_probs = None
         if self._cutter is not None:
-            strip_probs = self._strip_probabilities(image, changed)
+            strip_probs, read_now = self._strip_probabilities(image, changed)
             flat, bar, bar_conf = self._from_strips(strip_probs)
             first = flat
         else:
@@ -547,8 +547,8 @@ class BoardReader:
         under = self._under_dice(found_dice)
         if strip_probs is not None and found_dice:
             # A die lying on a point's strip is no checker: the strips under dice are read
-            # again with the dice painted out.
-            repainted = self._without_dice(image, strip_probs, found_dice)
+            # again with the dice painted out (those just read; the others were, when read).
+            repainted = self._without_dice(image, strip_probs, found_dice, read_now)
             if repainted is not strip_probs:
                 strip_probs = repainted
                 flat, bar, bar_conf = self._from_strips(strip_probs)
@@ -724,10 +724,10 @@ class BoardReader:
         reader = read_track if track else read_cube
         return reader(field_image, self.profile.geometry)
 
-    def _strip_probabilities(self, image: np.ndarray, changed: np.ndarray | None) -> np.ndarray:
+    def _strip_probabilities(self, image: np.ndarray, changed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """The learned reader's probabilities ``(26, classes)`` for every strip, before this
         board's temperature: read again for the strips where something changed or whose
-        reference did, kept from the last read for the rest."""
+        reference did, kept from the last read for the rest; and which were read again."""
         assert self._cutter is not None and self.profile.references is not None
         refs = self.profile.references
         strips = self._cutter.colour(image)
@@ -745,23 +745,22 @@ class BoardReader:
             redo |= (refs.strips != seen.references).any(axis=(1, 2, 3)) | (refs.borrowed != seen.borrowed)
             probs = seen.strips.copy()
         if probs is None:
-            return np.asarray(
-                points_net.probabilities(encode(strips, refs.strips, refs.borrowed, self._checker_colours)), np.float64
-            )
+            fresh = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, self._checker_colours))
+            return np.asarray(fresh, np.float64), redo
         if redo.any():
             x = encode(strips[redo], refs.strips[redo], refs.borrowed[redo], self._checker_colours)
             probs[redo] = points_net.probabilities(x)
-        return probs
+        return probs, redo
 
     def _without_dice(
-        self, image: np.ndarray, probs: np.ndarray, dice: list[tuple[np.ndarray, int, float]]
+        self, image: np.ndarray, probs: np.ndarray, dice: list[tuple[np.ndarray, int, float]], among: np.ndarray
     ) -> np.ndarray:
-        """``probs`` with the strips a die lies on read again, the die painted out of each
-        (OpenCV's inpainting from the pixels round it: bare board round a die on a bare point,
-        checker round one resting on a checker); ``probs`` itself when no strip is under a die."""
+        """``probs`` with the strips of ``among`` a die lies on read again, the die painted out of
+        each (OpenCV's inpainting from the pixels round it: bare board round a die on a bare
+        point, checker round one resting on a checker); ``probs`` itself when none is."""
         assert self._cutter is not None and self.profile.references is not None
         masks = self._cutter.masks_round([self._die_in_image(box) for box, _, _ in dice])
-        touched = masks.reshape(STRIPS, -1).any(axis=1)
+        touched = masks.reshape(STRIPS, -1).any(axis=1) & among
         if not touched.any():
             return probs
         strips = self._cutter.colour(image)

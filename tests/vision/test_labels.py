@@ -123,7 +123,7 @@ def test_a_file_that_is_not_labels_is_refused(tmp_path: Path) -> None:
     path.write_text("{}", encoding="utf-8")
     with pytest.raises(LabelError, match='no "frames" list'):
         load_labels(path)
-    with pytest.raises(LabelError, match="missing.json: no such file"):
+    with pytest.raises(LabelError, match=r"missing\.json: no such file"):
         load_labels(tmp_path / "missing.json")
     with pytest.raises(LabelError, match="is a folder, not labels"):
         load_labels(tmp_path)

@@ -124,7 +124,8 @@ def test_a_still_board_is_not_read_again(board: Board, monkeypatch: pytest.Monke
     scene = _scene(Position.STARTING, DICE)
     reader = BoardReader(board.profile, points="net")
     first = reader.read(board.frame(scene))
-    assert counted.strips == STRIPS and counted.detections >= 1
+    # Every strip once, and those the dice lie on again with the dice painted out.
+    assert STRIPS < counted.strips <= STRIPS + 4 and counted.detections >= 1
     counted.reset()
     again = reader.read(board.frame(scene))
     _same(first, again)
@@ -143,8 +144,9 @@ def test_a_move_is_read_where_it_was_made(board: Board, monkeypatch: pytest.Monk
     reader.read(frames[0])
     counted.reset()
     reading = reader.read(frames[1])
-    # The points the move changed, and their neighbours, are read again; the dice lay still.
-    assert 2 <= counted.strips <= 10
+    # The points the move changed, and their neighbours, are read again (one a die lies on,
+    # twice: with the die painted out); the dice lay still.
+    assert 2 <= counted.strips <= 12
     assert counted.detections == 0
     assert reading.points == tuple(after.to_absolute(1)[0])
     _same(reading, whole.read(frames[1]))
