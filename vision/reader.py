@@ -354,6 +354,8 @@ class BoardReader:
         # what was read there: what changed since where no checker, die or cube came or went
         # lies over the field.
         self._reference = _Reference.of_profile(profile)
+        # The frame's look and what changed in it (see _look_changes), kept for the read.
+        self._changes_of: tuple[np.ndarray, tuple[_Reference, np.ndarray, np.ndarray] | None] | None = None
         # Which looks (see :meth:`_find_dice`) found the dice of the last read.
         self._dice_looks: set[str] = set()
         # The calibration's band round the field as an array, and moved half a pixel each way
@@ -543,7 +545,11 @@ class BoardReader:
         if dice:
             sides = np.repeat([0 if c > 0 else 1 for c in counted], [abs(c) for c in counted])
             checkers = _Checkers(self._checker_middles(counted), sides, field_image)
-        found_dice = self._find_dice(field_image, image, changed, checkers) if dice else []
+        look = look_of(field_image)
+        # A hand over the field hides what lies under it: the looks for dice of rare colours
+        # are spared (a die is far smaller than a hand, and the frame is occluded either way).
+        hand = dice and self._look_changes(look) is not None and self._over_field(look, counted, bar, None)[0]
+        found_dice = self._find_dice(field_image, image, changed, checkers, every_look=not hand) if dice else []
         under = self._under_dice(found_dice)
         if strip_probs is not None and found_dice:
             # A die lying on a point's strip is no checker: the strips under dice are read
@@ -599,7 +605,6 @@ class BoardReader:
         unsettled = (band is not None and self._arm_over_frame(band, cube_end)) or share > FOLLOW_CHANGED
         off = (max(15 - on_board[0], 0), max(15 - on_board[1], 0))
         home = _all_home(points, bar)
-        look = look_of(field_image)
         over, covered = self._over_field(look, points, bar, found_dice if dice else None)
         hidden |= covered
         occluded = len(hidden) >= 2 or over
@@ -948,22 +953,13 @@ class BoardReader:
         reading's, at first the calibration's), where it changed by more than the light did and
         no checker came or went (:attr:`BoardReading.points` against the reference's), no die
         lies and the cube may lie, in patches of :data:`HAND_AREA` checkers or more."""
-        reference = self._reference
-        if reference is None or not reference.known.any():
+        changes = self._look_changes(look)
+        if changes is None:
             return False, set()
-        lab = cv2.cvtColor(look, cv2.COLOR_BGR2LAB).astype(np.float32)
-        difference = cv2.subtract(lab, reference.lab)
-        # The light's shift over the field: the median of a sample of the spots.
-        shift = np.median(difference.reshape(-1, 3)[reference.sample], axis=0)
-        difference = cv2.subtract(difference, (*(float(v) for v in shift), 0.0))
-        square = cv2.transform(cv2.multiply(difference, difference), np.ones((1, 3), np.float32))
-        changed = ((square > LOOK_CHANGE**2) & reference.known).astype(np.uint8)
-        # Noise and a checker's edge a pixel off are thin; a hand is a solid patch.
-        patches = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+        reference, lab, patches = changes
+        patches = patches.copy()
         d = self.profile.geometry.checker_diameter * LOOK_SCALE
         one = math.pi * (d / 2) ** 2
-        if np.count_nonzero(patches) <= HAND_AREA * one:
-            return False, set()
         patches[self._explained(reference, lab, points, bar, dice)] = 0
         count, labels, stats, _ = cv2.connectedComponentsWithStats(patches)
         big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] > HAND_AREA * one]
@@ -972,6 +968,31 @@ class BoardReader:
         over = np.isin(labels, big)
         covered = {index for index, (x0, y0, x1, y1) in enumerate(self._look_boxes) if over[y0:y1, x0:x1].mean() > 0.1}
         return True, covered
+
+    def _look_changes(self, look: np.ndarray) -> tuple[_Reference, np.ndarray, np.ndarray] | None:
+        """What :meth:`_over_field` weighs of the field's ``look``: the reference, the look in
+        Lab, and the solid patches where it changed by more than the light did; ``None`` when
+        there is no reference or those patches are too small together for a hand (the same
+        look gives the same answer: it is kept for the frame's read)."""
+        if self._changes_of is not None and self._changes_of[0] is look:
+            return self._changes_of[1]
+        reference = self._reference
+        result: tuple[_Reference, np.ndarray, np.ndarray] | None = None
+        if reference is not None and reference.known.any():
+            lab = cv2.cvtColor(look, cv2.COLOR_BGR2LAB).astype(np.float32)
+            difference = cv2.subtract(lab, reference.lab)
+            # The light's shift over the field: the median of a sample of the spots.
+            shift = np.median(difference.reshape(-1, 3)[reference.sample], axis=0)
+            difference = cv2.subtract(difference, (*(float(v) for v in shift), 0.0))
+            square = cv2.transform(cv2.multiply(difference, difference), np.ones((1, 3), np.float32))
+            changed = ((square > LOOK_CHANGE**2) & reference.known).astype(np.uint8)
+            # Noise and a checker's edge a pixel off are thin; a hand is a solid patch.
+            patches = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+            d = self.profile.geometry.checker_diameter * LOOK_SCALE
+            if np.count_nonzero(patches) > HAND_AREA * math.pi * (d / 2) ** 2:
+                result = (reference, lab, patches)
+        self._changes_of = (look, result)
+        return result
 
     def _explained(
         self,
@@ -1144,6 +1165,8 @@ class BoardReader:
         image: np.ndarray,
         changed: np.ndarray | None = None,
         checkers: _Checkers | None = None,
+        *,
+        every_look: bool = True,
     ) -> list[tuple[np.ndarray, int, float]]:
         """Dice on the rectified field: ``(box x, y, w, h in its pixels, face, confidence)``.
 
@@ -1163,7 +1186,8 @@ class BoardReader:
         read that nothing changed round still lie there, and the changes are elsewhere (the
         checkers being moved). Otherwise the field is looked over whole: the detector weighs a
         wide neighbourhood round each spot, and a part of the field read alone is not read as
-        the whole field reads it.
+        the whole field reads it. Without ``every_look`` (a hand over the field), the other
+        looks are taken only where they found the last read's dice.
         """
         last = None if self._seen is None else self._seen.dice
         gone = False
@@ -1200,7 +1224,7 @@ class BoardReader:
         for view in (_red_green, _negative):
             if len(found) >= 2:
                 break
-            if gone and view.__name__ not in self._dice_looks:
+            if (gone or not every_look) and view.__name__ not in self._dice_looks:
                 continue
             more = self._detect(view(seen), scale, regions)
             if found and len(more):
