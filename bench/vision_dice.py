@@ -5,6 +5,7 @@ Run from the project root::
 
     python bench/vision_dice.py [--data ../shared/data/dice] [--threads 1] [--every N] [--json]
     python bench/vision_dice.py --sizes 0.5,1,2.5,5.125 [--every N]
+    python bench/vision_dice.py --causes [--every N]
 
 The photos are the held-out part of both labelled data sets (``tools/train_dice.py`` defines
 the split; none of them was used to train or tune the reader). Per data set and together it
@@ -18,6 +19,12 @@ photo (decoded image in, readings out; OpenCV limited to ``--threads`` threads).
 figures per factor, with the readings of no labelled die per photo: the held-out photos are
 640 pixels square, so 5.125 makes them 3280 pixels across, a Raspberry Pi camera's full frame,
 where a die is some 100 to 1700 pixels and each pip a die's size at 640.
+
+``--causes`` says where the labelled dice that are not found are lost, by their size (the
+label's longer side, pixels): *found*; *size rule*, read as a die but dropped as off the
+photo's die size or as clashing with a better reading (:func:`vision.dice.size_consistent`);
+*no die*, boxed (IoU >= 0.5) but read as no die; *loose*, boxed at best with IoU 0.3 to 0.5;
+*missed*, not even that; and *wrong*, found and read as another face.
 """
 
 from __future__ import annotations
@@ -37,7 +44,7 @@ import cv2
 import numpy as np
 
 from tools.train_dice import DATA_DIR, Photo, held_out, match
-from vision.dice import CONFIDENT, read_dice
+from vision.dice import CONFIDENT, candidates, iou, read_dice, size_consistent
 
 #: Some boxes in the Roboflow set are drawn loosely (round a die and its neighbour's edge, or a
 #: die cut by the photo's edge): a reading overlapping its label by this much is also counted,
@@ -147,10 +154,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes", type=_factors, default=None, help="comma-separated resize factors, e.g. 0.5,1,2.5,5.125"
     )
+    parser.add_argument("--causes", action="store_true", help="where the dice not found are lost, by size")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.sizes is not None:
         return _by_size(args)
+    if args.causes:
+        return _causes(args)
     result = measure_dice(args.data, args.threads, args.every)
     if args.json:
         print(json.dumps(result, indent=2))
@@ -174,11 +184,88 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+#: The size bands of ``--causes``: a label's longer side, pixels, up to each bound.
+BANDS = (16, 24, 32, 48, 96, 10**6)
+CAUSES = ("found", "size rule", "no die", "loose", "missed", "wrong")
+
+
+def photo_causes(photo: Photo, image: np.ndarray | None = None) -> list[tuple[float, str, bool]]:
+    """Each labelled die of ``photo``: its size (the label's longer side, pixels), what became
+    of it (one of :data:`CAUSES` but ``wrong``) and, found, whether it was read right."""
+    if image is None:
+        image = photo.image()
+    boxes, readings = candidates(image)
+    final = size_consistent(readings)
+    truth = photo.boxes(image.shape[1], image.shape[0])
+
+    def as_array(items: list[Any]) -> np.ndarray:
+        return np.array([r.box for r in items], np.float64).reshape(-1, 4)
+
+    kept = dict(match(truth, as_array(final)))
+    read = dict(match(truth, as_array(readings)))
+    best = iou(truth, boxes[:, :4]).max(axis=1) if len(boxes) and len(truth) else np.zeros(len(truth))
+    out = []
+    for t, (box, value) in enumerate(zip(truth, photo.values, strict=True)):
+        size = float(max(box[2], box[3]))
+        if t in kept:
+            out.append((size, "found", final[kept[t]].value == int(value)))
+        elif t in read:
+            out.append((size, "size rule", False))
+        else:
+            out.append((size, "no die" if best[t] >= 0.5 else "loose" if best[t] >= LOOSE_IOU else "missed", False))
+    return out
+
+
+def measure_causes(data_dir: Path = DATA_DIR, every: int = 1) -> dict[str, dict[int, dict[str, int]]]:
+    """:func:`photo_causes` over the held-out photos: per data set and size band (its upper
+    bound, see :data:`BANDS`), the labelled dice and how many met each of :data:`CAUSES`."""
+    by_set: dict[str, list[Photo]] = {}
+    for photo in held_out(data_dir):
+        by_set.setdefault(photo.dataset, []).append(photo)
+    out: dict[str, dict[int, dict[str, int]]] = {}
+    for name, group in sorted(by_set.items()):
+        bands = out[name] = {b: dict.fromkeys(("dice", *CAUSES), 0) for b in BANDS}
+        for photo in group[::every]:
+            for size, cause, right in photo_causes(photo):
+                band = bands[next(b for b in BANDS if size < b)]
+                band["dice"] += 1
+                band[cause] += 1
+                band["wrong"] += cause == "found" and not right
+    return out
+
+
 def _factors(text: str) -> list[float]:
     factors = [float(f) for f in text.split(",") if f.strip()]
     if not factors or any(f <= 0 for f in factors):
         raise argparse.ArgumentTypeError(f"expected positive factors separated by commas, got {text!r}")
     return factors
+
+
+def _causes(args: argparse.Namespace) -> int:
+    """The labelled dice by size band and what became of them."""
+    saved = cv2.getNumThreads()
+    cv2.setNumThreads(args.threads)
+    try:
+        result = measure_causes(args.data, args.every)
+    finally:
+        cv2.setNumThreads(saved)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print("held-out dice by size (the label's longer side, pixels) and what became of them")
+    print(f"{'':14} {'size':>9} {'dice':>5}" + "".join(f" {c:>9}" for c in CAUSES))
+    for name, bands in result.items():
+        low = 0
+        for bound, counts in [*bands.items(), (0, {k: sum(b[k] for b in bands.values()) for k in ("dice", *CAUSES)})]:
+            label = "all" if bound == 0 else f"{low}-{bound}" if bound < BANDS[-1] else f"{low}+"
+            low = bound
+            print(f"{name:14} {label:>9} {counts['dice']:5d}" + "".join(f" {counts[c]:9d}" for c in CAUSES))
+    print(
+        "found: IoU >= 0.5 with a reading; size rule: read, then dropped by the one-size rule;"
+        f" no die: boxed, read as no die; loose: boxed with IoU {LOOSE_IOU} to 0.5; missed: less;"
+        " wrong: found and read as another face"
+    )
+    return 0
 
 
 def _by_size(args: argparse.Namespace) -> int:

@@ -416,6 +416,19 @@ def read_dice(image: np.ndarray) -> list[DieReading]:
     :raises TypeError: if ``image`` is not a uint8 numpy array.
     :raises ValueError: if it does not have the shape of an image.
     """
+    readings = size_consistent(candidates(image)[1])
+    readings.sort(key=lambda r: (r.box[1] + r.box[3] / 2, r.box[0] + r.box[2] / 2))
+    return readings
+
+
+def candidates(image: np.ndarray) -> tuple[np.ndarray, list[DieReading]]:
+    """What :func:`read_dice` weighs before it keeps the dice of the photo's one size: the
+    detector's boxes, ``(n, 5)`` rows of ``x, y, w, h, score`` in image pixels, and the
+    readings of those read as dice (more likely a face than "not a die"), in the boxes' order.
+
+    :raises TypeError: if ``image`` is not a uint8 numpy array.
+    :raises ValueError: if it does not have the shape of an image.
+    """
     bgr = _as_bgr(image)
     height, width = bgr.shape[:2]
     scale = min(1.0, math.sqrt(PIXEL_BUDGET / (height * width)))
@@ -425,7 +438,7 @@ def read_dice(image: np.ndarray) -> list[DieReading]:
     small = bgr if scale == 1.0 else cv2.resize(bgr, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     boxes = detect(small)
     if len(boxes) == 0:
-        return []
+        return boxes, []
     if small is not bgr:
         boxes[:, [0, 2]] *= width / small.shape[1]
         boxes[:, [1, 3]] *= height / small.shape[0]
@@ -438,9 +451,7 @@ def read_dice(image: np.ndarray) -> list[DieReading]:
             continue
         x, y, w, h = (round(float(v)) for v in box[:4])
         readings.append(DieReading(face + 1, (x, y, w, h), float(p[face])))
-    readings = size_consistent(readings)
-    readings.sort(key=lambda r: (r.box[1] + r.box[3] / 2, r.box[0] + r.box[2] / 2))
-    return readings
+    return boxes, readings
 
 
 def size_consistent(readings: Sequence[DieReading]) -> list[DieReading]:

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from bench.vision_dice import _summary, measure_photo
+from bench.vision_dice import CAUSES, _summary, measure_photo, photo_causes
 from engine.position import Position
 from tools.train_dice import DATA_DIR, Photo, load_photos
 from vision.calibration import calibrate
@@ -87,6 +87,18 @@ def test_held_out_photos_are_found_and_read(scores: dict[str, dict[str, Any]]) -
         # Confident readings are right: the confidence is calibrated, not a bare network score.
         assert score["confident_share"] >= floors["confident_share"], (dataset, score)
     assert sum(s["confident_wrong"] for s in scores.values()) <= CONFIDENT_WRONG, scores
+
+
+def test_causes_account_for_every_labelled_die(photos: list[Photo]) -> None:
+    # bench/vision_dice.py --causes: each labelled die met one fate, and its "found" and
+    # right are the bench's.
+    for photo in [p for p in photos if p.part == "test" and p.dataset == "rune55-valid"][:40:4]:
+        causes = photo_causes(photo)
+        assert len(causes) == len(photo.values)
+        assert {c for _, c, _ in causes} <= set(CAUSES)
+        scored = measure_photo(photo)
+        assert sum(c == "found" for _, c, _ in causes) == scored["found"], photo.key
+        assert sum(c == "found" and right for _, c, right in causes) == scored["right"], photo.key
 
 
 def test_classify_face_reads_labelled_crops(photos: list[Photo]) -> None:
