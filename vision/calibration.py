@@ -342,6 +342,12 @@ def calibrate(
         own = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, colours))
         borrowed = points_net.probabilities(encode(strips, trial.strips, trial.borrowed, colours))
         refs.try_on(own, borrowed, counts)
+        # And the models on it, to tell which of the two reads a board unlike any the network
+        # learnt the better (see References.reads_better).
+        back = BoardReader(profile, points="model", remember=False).read(image, cube=False)
+        refs.models_misread = sum(a != b for a, b in zip(back.points, points, strict=True)) + sum(
+            a != b for a, b in zip(back.bar, bar, strict=True)
+        )
     _check_separable(profile)
     if check:
         # Something over the field first: an arm over most of the points hides their edges too.

@@ -180,8 +180,10 @@ class Profile:
             lines.append(f"references_borrowed = [{', '.join(str(int(b)) for b in self.references.borrowed)}]")
             lines.append(f"references_evidence = [{', '.join(f'{v:.4f}' for v in self.references.evidence)}]")
             if self.references.misread is not None:
-                own, borrowed = self.references.misread
-                lines.append(f"references_misread = [{own}, {borrowed}]")
+                counts = [*self.references.misread]
+                if self.references.models_misread is not None:
+                    counts.append(self.references.models_misread)
+                lines.append(f"references_misread = [{', '.join(str(c) for c in counts)}]")
             lines.append(f'references = "{self.references.to_text()}"')
         if self.view is not None:
             lines.append(f'view = "{view_to_text(self.view)}"')
@@ -452,12 +454,16 @@ class _Checker:
             references.temperature = TEMPERATURES[int(np.argmin(references.evidence))]
         if misread is not None:
             counts = misread if isinstance(misread, list) else []
-            if len(counts) != 2 or not all(
+            if len(counts) not in (2, 3) or not all(
                 isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= STRIPS for c in counts
             ):
-                what = f"two counts of strips from 0 to {STRIPS} (with its own references, all borrowed)"
+                what = (
+                    f"two counts of strips from 0 to {STRIPS} (with its own references, all borrowed),"
+                    " and the models' misreads"
+                )
                 raise self.fail(f"references_misread must be {what}, not {_short(misread)}")
             references.misread = (counts[0], counts[1])
+            references.models_misread = counts[2] if len(counts) == 3 else None
         return references
 
     def models(self, value: object) -> dict[str, Gaussian]:

@@ -259,8 +259,8 @@ DOUBTED_AT = 0.5
 STACK_END = 7.0
 #: How the points are read: ``net`` by the learned point reader, ``model`` by the models
 #: learnt at calibration, ``auto`` by the network when it is installed, the profile has its
-#: references and the network read the calibration frame (:attr:`References.knows_board`), else
-#: by the models.
+#: references and the network read the calibration frame as well as it reads boards it knows or
+#: better than the models did (:attr:`References.reads_better`), else by the models.
 POINT_READERS = ("auto", "net", "model")
 
 
@@ -312,7 +312,7 @@ class BoardReader:
         use_net = points == "net" or (
             points == "auto"
             and profile.references is not None
-            and profile.references.knows_board
+            and profile.references.reads_better
             and points_net.available()
         )
         self.points_by = "net" if use_net else "model"

@@ -233,7 +233,9 @@ class References:
     :ivar misread: how many strips the network read wrong on the calibration frame, with the
         frame's own references and with every reference borrowed (None: not tried). Any with
         its own, or past :data:`MISREADS_ALLOWED` borrowed, and the network does not know this
-        board: ``auto`` reads it with the models instead.
+        board: ``auto`` reads it with the models instead, unless they misread it more.
+    :ivar models_misread: how many strips the calibration's models read wrong on the same frame
+        (None: not tried).
     """
 
     strips: np.ndarray
@@ -241,6 +243,7 @@ class References:
     evidence: np.ndarray = field(default_factory=lambda: np.zeros(len(TEMPERATURES)))
     temperature: float = 1.0
     misread: tuple[int, int] | None = None
+    models_misread: int | None = None
 
     def weigh(self, probabilities: np.ndarray, counts: Sequence[int], keep_out: Sequence[bool] | None = None) -> None:
         """Weigh the reader's probabilities ``(26, CLASSES)`` of strips whose stacks are known
@@ -271,6 +274,17 @@ class References:
         """Whether the network read the calibration frame well enough to read this board (see
         :attr:`misread`); a board it was never tried on counts as known."""
         return self.misread is None or (self.misread[0] == 0 and self.misread[1] <= MISREADS_ALLOWED)
+
+    @property
+    def reads_better(self) -> bool:
+        """Whether the network is the better reader of this board: it knows the board
+        (:attr:`knows_board`), or it misread the calibration frame, with its own references, at
+        fewer strips than the models did (a board unlike any either was made for: each point
+        the network reads that the models would misread is a question fewer to the players)."""
+        if self.knows_board:
+            return True
+        assert self.misread is not None
+        return self.models_misread is not None and self.misread[0] < self.models_misread
 
     @classmethod
     def from_frame(cls, strips: np.ndarray, counts: Sequence[int], geometry: FieldGeometry) -> References:

@@ -67,18 +67,26 @@ def test_a_board_the_network_misreads_at_calibration_is_read_by_the_models(tmp_p
     assert refs.misread[0] == 0 and refs.misread[1] <= MISREADS_ALLOWED and refs.knows_board
     path = tmp_path / "board.toml"
     profile.save(path)
-    assert Profile.load(path).references.misread == refs.misread  # type: ignore[union-attr]
+    loaded = Profile.load(path).references
+    assert loaded is not None and loaded.misread == refs.misread
+    # The models were tried on the frame too.
+    assert refs.models_misread is not None and loaded.models_misread == refs.models_misread
     text = path.read_text(encoding="utf-8")
-    written = f"references_misread = [{refs.misread[0]}, {refs.misread[1]}]"
+    written = f"references_misread = [{refs.misread[0]}, {refs.misread[1]}, {refs.models_misread}]"
     assert written in text
     # A board unlike any it learnt: three strips misread with borrowed references, or one with
-    # the frame's own.
-    for misread in ("[0, 3]", "[1, 0]"):
+    # the frame's own, and the models as good or better there (or not tried, as in profiles
+    # made before they were).
+    for misread in ("[0, 3]", "[1, 0]", "[1, 0, 1]", "[2, 5, 0]"):
         path.write_text(text.replace(written, f"references_misread = {misread}"), encoding="utf-8")
         strange = Profile.load(path)
         assert BoardReader(strange).points_by == "model", misread
         assert BoardReader(strange, points="net").points_by == "net"
-    for bad in ("-1", "[0]", "[0, 27]"):
+    # The models misread it more: the network reads it.
+    for misread in ("[1, 0, 2]", "[4, 6, 5]"):
+        path.write_text(text.replace(written, f"references_misread = {misread}"), encoding="utf-8")
+        assert BoardReader(Profile.load(path)).points_by == "net", misread
+    for bad in ("-1", "[0]", "[0, 27]", "[0, 0, 0, 0]", "[0, 0, -1]"):
         path.write_text(text.replace(written, f"references_misread = {bad}"), encoding="utf-8")
         with pytest.raises(ProfileError, match=r"references_misread must be two counts of strips from 0 to 26"):
             Profile.load(path)
