@@ -54,6 +54,20 @@ def folded_weights(weights: np.ndarray) -> np.ndarray:
     return folded.reshape(o, 4 * c, 2, 2)
 
 
+def unfolded_weights(folded: np.ndarray) -> np.ndarray:
+    """The ``(o, c, 3, 3)`` stride-2 weights that :func:`folded_weights` made ``(o, 4c, 2, 2)``
+    (to train a shipped network further)."""
+    if folded.ndim != 4 or folded.shape[2:] != (2, 2) or folded.shape[1] % 4:
+        raise ValueError(f"expected folded weights (o, 4c, 2, 2), got shape {folded.shape}")
+    o, c = folded.shape[0], folded.shape[1] // 4
+    cells = folded.reshape(o, c, 2, 2, 2, 2)
+    weights = np.zeros((o, c, 3, 3), folded.dtype)
+    for ky, (row, dy) in enumerate(_TAPS):
+        for kx, (column, dx) in enumerate(_TAPS):
+            weights[:, :, ky, kx] = cells[:, :, dy, dx, row, column]
+    return weights
+
+
 def fold_stem(path: Path) -> None:
     """Rewrite the ONNX network at ``path``: its first layer folded, its input on cells.
 

@@ -12,7 +12,13 @@ stack it holds. The frames come in *setups*, one board under one camera and ligh
 
 - the 2D renderer (:mod:`vision.render`): ``--setups2d`` random boards, cameras and lamps, each
   calibrated on its own starting position, then ``--frames`` random positions on it (dice, the
-  cube or a doubling track, the lamp drifting a little between frames);
+  cube or a doubling track, the lamp drifting a little between frames). A share of them
+  (``--varied``) are boards as real tables have them (:func:`vision.render.varied_style`:
+  points the colour of a side's checkers, tournament cases, squarer and longer fields, thick
+  checkers seen at up to 30 degrees, narrow bars with hinges, printed logos) with positions
+  laid out as players leave them (:func:`vision.render.arranged`: stacks lined up six or seven
+  from the edge, checkers anywhere along the bar, dice cups standing over the points' tips, in
+  the calibration frame too);
 - folders of 3D-rendered setups (``tools/render3d``), ``--frames3d``: each setup's folder holds
   its calibration frame ``00`` and the frames after it, each with its labels.
 
@@ -22,6 +28,13 @@ quite still). The split is by setup: setups whose seed is 0 modulo 5 are held ou
 modulo 5 choose the temperature (validation), the rest train. The network's logits are divided
 by the fitted temperature before export, so its probabilities are the confidences the reader
 reports. Collected strips are cached in ``--cache`` (by source), so a second run trains at once.
+
+``--init FILE.onnx`` trains a network this script exported further, in place of one drawn at
+random (:func:`load_onnx` undoes the export's folding and turning; the loaded network must give
+the file's probabilities), best at a lower peak learning rate (``--lr``): the way to teach the
+shipped network new cases without the 3D setups it learnt from, which take long to render again::
+
+    python tools/train_points.py --init vision/models/points.onnx --epochs 4 --lr 1e-3
 
 Only this script needs torch; the shipped reader runs the ONNX file with OpenCV alone.
 """
@@ -47,13 +60,24 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine.position import Position  # noqa: E402
-from tools.stem import fold_stem, transpose_spatial  # noqa: E402
+from tools.stem import fold_stem, transpose_spatial, unfolded_weights  # noqa: E402
 from tools.train_dice import fit_temperature  # noqa: E402
 from vision import points_net  # noqa: E402
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
 from vision.geometry import FieldGeometry  # noqa: E402
 from vision.profile import ProfileError, field_homography  # noqa: E402
-from vision.render import CubeSpec, Lighting, Scene, random_scene, random_setup, render  # noqa: E402
+from vision.render import (  # noqa: E402
+    CubeSpec,
+    CupSpec,
+    Lighting,
+    Scene,
+    arranged,
+    cup_spot,
+    random_cup,
+    random_scene,
+    random_setup,
+    render,
+)
 from vision.strips import (  # noqa: E402
     CHANNELS,
     CLASSES,
@@ -63,6 +87,7 @@ from vision.strips import (  # noqa: E402
     References,
     StripCutter,
     encode,
+    label_of,
     strip_counts,
     strip_labels,
 )
@@ -78,6 +103,17 @@ BARE_SHARE = 0.35
 #: The chance that a training strip's borrowed reference is swapped for one learnt in play (the
 #: same strip bare in another frame of its setup), as happens once players confirm positions.
 LEARNT = 0.5
+#: The chance that a varied setup's calibration frame has dice cups standing on the field.
+CUPS_AT_CALIBRATION = 0.3
+#: The chance that a varied setup has cups left standing where they are, from its calibration
+#: frame on (each still there in a frame with chance :data:`CUPS_STAY`, where no checker is under it).
+RESTING_CUPS = 0.35
+CUPS_STAY = 0.7
+#: The share of a varied setup's bare strips trained on in each epoch: its bare strips hold
+#: the hard cases (a point the colour of a side's checkers, a cup standing over it).
+VARIED_BARE_SHARE = 0.8
+#: Bumped when the renderer draws the 2D setups differently: cached strips of older ones are not reused.
+RENDER_VERSION = 3
 
 
 @dataclass
@@ -185,14 +221,56 @@ def _drifted(lighting: Lighting, rng: np.random.Generator) -> Lighting:
     )
 
 
-def collect_2d(first: int, setups: int, frames: int, log: Any) -> Examples:
-    """Examples from the 2D renderer: setups ``first`` to ``first + setups - 1`` (their seeds)."""
+def scene_labels(scene: Scene) -> np.ndarray:
+    """The 26 classes of a rendered scene: its points, then what lies on each half of the bar
+    (a side's checkers may lie in either half: :meth:`vision.render.Scene.bar_halves`)."""
+    return np.asarray([label_of(c) for c in (*scene.points, *scene.bar_halves())], np.int64)
+
+
+def kind_of(name: str, varied: float) -> str:
+    """A setup's kind for the figures: ``2d`` or ``2d-varied`` (see :func:`is_varied`), ``3d`` or
+    ``3d-varied`` (rendered with ``--varied``)."""
+    kind, _, rest = name.partition("/")
+    if kind == "2d" and rest.isdigit() and is_varied(int(rest), varied):
+        return "2d-varied"
+    return kind
+
+
+def is_varied(seed: int, share: float) -> bool:
+    """Whether 2D setup ``seed`` is a varied one (drawn apart from the setup's own stream, so
+    the others are what they were before varied setups existed)."""
+    return bool(np.random.default_rng([seed, 7]).random() < share)
+
+
+def _resting_cups(style: Any, rng: np.random.Generator) -> tuple[CupSpec, ...]:
+    """One or two cups put down on a varied setup's field, to stay there (drawn only in frames
+    where no checker lies under them)."""
+    geometry = FieldGeometry(bar_fraction=style.bar_fraction)
+    diameter = geometry.point_width * style.checker_fraction
+    cups = []
+    for _ in range(1 if rng.random() < 0.6 else 2):
+        cup = random_cup(rng)
+        cups.append(replace(cup, position=cup_spot(rng, cup, geometry, diameter, style.stretch)))
+    return tuple(cups)
+
+
+def collect_2d(first: int, setups: int, frames: int, log: Any, varied: float = 0.0) -> Examples:
+    """Examples from the 2D renderer: setups ``first`` to ``first + setups - 1`` (their seeds),
+    a share ``varied`` of them varied (see :func:`is_varied`)."""
     out = Examples()
     started = time.monotonic()
     for seed in range(first, first + setups):
         rng = np.random.default_rng(seed)
-        style, camera, lighting = random_setup(rng)
-        shot = render(_start_scene(), style=style, camera=camera, lighting=lighting, seed=seed)
+        real = is_varied(seed, varied)
+        style, camera, lighting = random_setup(rng, varied=real)
+        start = _start_scene()
+        resting: tuple[CupSpec, ...] = ()
+        if real:
+            start = arranged(start, style, rng, cups=CUPS_AT_CALIBRATION)
+            if rng.random() < RESTING_CUPS:
+                resting = _resting_cups(style, rng)
+                start = replace(start, cups=start.cups + resting)
+        shot = render(start, style=style, camera=camera, lighting=lighting, seed=seed)
         width = camera.size[0]
         corners = shot.corners + rng.normal(0.0, CORNER_JITTER * width, (4, 2))
         try:
@@ -205,11 +283,15 @@ def collect_2d(first: int, setups: int, frames: int, log: Any) -> Examples:
         index = out.add_setup(refs, checker_colours(profile.models), f"2d/{seed}")
         for f in range(frames):
             scene = random_scene(rng)
+            if real:
+                scene = arranged(scene, style, rng)
+                kept = tuple(cup for cup in resting if rng.random() < CUPS_STAY)
+                scene = replace(scene, cups=scene.cups + kept)
             light = _drifted(lighting, rng) if rng.random() < 0.6 else lighting
             frame = render(scene, style=style, camera=camera, lighting=light, seed=seed * 1000 + f + 1)
             moved = corners + rng.normal(0.0, FRAME_DRIFT * width, (4, 2))
             strips = _cutter(moved, style.bar_fraction).colour(frame.image)
-            out.add_frame(index, strips, strip_labels(scene.points, scene.bar))
+            out.add_frame(index, strips, scene_labels(scene))
         if (seed - first + 1) % 50 == 0:
             log(f"2D: {seed - first + 1} setups, {len(out)} frames, {time.monotonic() - started:.0f} s")
     return out
@@ -222,6 +304,15 @@ def _read_frame(path: Path) -> tuple[np.ndarray, dict[str, Any]] | None:
     if image is None:
         return None
     return image, json.loads(path.read_text(encoding="utf-8"))
+
+
+def frame_labels(label: dict[str, Any]) -> np.ndarray:
+    """The 26 classes of a 3D-rendered frame from its labels: its points, then what lies on each
+    half of the bar (``bar_halves``, where a side's checkers may lie in either; else each side's
+    on its own half)."""
+    if "bar_halves" in label:
+        return np.asarray([label_of(int(c)) for c in (*label["points"], *label["bar_halves"])], np.int64)
+    return strip_labels(label["points"], label["bar"])
 
 
 def collect_3d(folder: Path, log: Any) -> Examples:
@@ -250,7 +341,8 @@ def collect_3d(folder: Path, log: Any) -> Examples:
             continue
         cutter = _cutter(corners, bar_fraction, checker_fraction)
         refs = References.from_frame(cutter.colour(image), strip_counts(label["points"], label["bar"]), cutter.geometry)
-        index = out.add_setup(refs, checker_colours(profile.models), f"3d/{setup.name}")
+        varied = bool(label.get("scene", {}).get("style", {}).get("varied"))
+        index = out.add_setup(refs, checker_colours(profile.models), f"{'3d-varied' if varied else '3d'}/{setup.name}")
         for path in labels[1:]:
             got = _read_frame(path)
             if got is None:
@@ -260,7 +352,7 @@ def collect_3d(folder: Path, log: Any) -> Examples:
                 continue  # a hand hides points: the reader says "occluded" instead of reading them
             moved = corners + rng.normal(0.0, FRAME_DRIFT * width, (4, 2))
             strips = _cutter(moved, bar_fraction, checker_fraction).colour(image)
-            out.add_frame(index, strips, strip_labels(label["points"], label["bar"]))
+            out.add_frame(index, strips, frame_labels(label))
     log(f"3D: {folder}: {len(out.names)} setups, {len(out)} frames")
     return out
 
@@ -300,6 +392,97 @@ def build_network() -> Any:
         nn.ReLU(inplace=True),
         nn.Linear(96, CLASSES),
     )
+
+
+def load_onnx(net: Any, path: Path) -> float:
+    """Put the weights of a network :func:`export` wrote into ``net`` (from :func:`build_network`),
+    to train it further; returns the temperature its logits were divided by.
+
+    The export turned the network to take its strips lying down and folded its first layer
+    (:func:`tools.stem.transpose_spatial`, :func:`tools.stem.fold_stem`): both are undone. It
+    also folded each batch normalisation into the convolution before it, leaving a bias: each
+    normalisation is set to add that bias alone, so that ``net`` in eval mode gives what the
+    file gives. Before training, :func:`renormalise` gives them statistics again.
+
+    :raises ValueError: if the file's layers do not match ``net``'s.
+    """
+    import onnx
+    import torch
+    from onnx import helper, numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(path)).graph
+    initial = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    gemms = [n for n in graph.node if n.op_type == "Gemm"]
+    divs = [n for n in graph.node if n.op_type == "Div"]
+    constants = {n.output[0]: n for n in graph.node if n.op_type == "Constant"}
+    modules = list(net)
+    my_convs = [(m, modules[i + 1]) for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
+    my_linears = [m for m in modules if isinstance(m, nn.Linear)]
+    if len(convs) != len(my_convs) or len(gemms) != len(my_linears) or len(divs) != 1:
+        raise ValueError(f"{path}: its layers are not those of build_network()")
+    flatten = next(n for n in graph.node if n.op_type == "Flatten")
+
+    def tensor(array: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(np.array(array, np.float32))  # a copy: the file's arrays are read-only
+
+    with torch.no_grad():
+        for k, (node, (conv, norm)) in enumerate(zip(convs, my_convs, strict=True)):
+            weights = initial[node.input[1]].transpose(0, 1, 3, 2)  # back to standing strips
+            if k == 0:
+                weights = unfolded_weights(weights)
+            if tuple(weights.shape) != tuple(conv.weight.shape):
+                raise ValueError(f"{path}: layer {k} is {weights.shape}, not {tuple(conv.weight.shape)}")
+            conv.weight.copy_(tensor(weights))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(tensor(initial[node.input[2]]))
+        for node, linear in zip(gemms, my_linears, strict=True):
+            weights = initial[node.input[1]]
+            if node.input[0] == flatten.output[0]:
+                # Flattened lying down, the feature at (c, y, x) came at c*w*h + x*h + y.
+                c, h, w = 96, STRIP_H // 8, STRIP_W // 4
+                weights = weights.reshape(len(weights), c, w, h).transpose(0, 1, 3, 2).reshape(len(weights), -1)
+            if tuple(weights.shape) != tuple(linear.weight.shape):
+                raise ValueError(f"{path}: a linear layer is {weights.shape}, not {tuple(linear.weight.shape)}")
+            linear.weight.copy_(tensor(weights))
+            linear.bias.copy_(tensor(initial[node.input[2]]))
+    value = constants[divs[0].input[1]].attribute[0]
+    return float(numpy_helper.to_array(helper.get_attribute_value(value)))
+
+
+def renormalise(net: Any, x: np.ndarray) -> None:
+    """Give the batch normalisations of a network :func:`load_onnx` loaded the statistics of
+    their inputs over encoded strips ``x``, and weights and biases that undo them: ``net`` in
+    eval mode gives the same outputs, and in training mode (each batch normalised by its own
+    statistics, as the network was trained) about the same."""
+    import torch
+    from torch import nn
+
+    norms = [m for m in net if isinstance(m, nn.BatchNorm2d)]
+    seen: dict[int, torch.Tensor] = {}
+    hooks = [
+        norm.register_forward_pre_hook(lambda module, args, k=k: seen.__setitem__(k, args[0].detach()))
+        for k, norm in enumerate(norms)
+    ]
+    net.eval()
+    with torch.no_grad():
+        net(torch.from_numpy(x))
+        for hook in hooks:
+            hook.remove()
+        for k, norm in enumerate(norms):
+            # What reaches it is the convolution's output plus what the norm adds (its bias,
+            # with a unit variance and no mean); its statistics are the convolution's.
+            inputs = seen[k]
+            mean = inputs.mean(dim=(0, 2, 3))
+            var = inputs.var(dim=(0, 2, 3))
+            bias = norm.bias.clone()
+            norm.running_mean.copy_(mean)
+            norm.running_var.copy_(var)
+            norm.weight.copy_(torch.sqrt(var + norm.eps))
+            norm.bias.copy_(bias + mean)
 
 
 class Sampler:
@@ -382,11 +565,33 @@ def _batches(n: int, size: int, rng: np.random.Generator) -> Iterator[np.ndarray
         yield order[start : start + size]
 
 
-def train(net: Any, sampler: Sampler, epochs: int, seed: int, log: Any, repeat: np.ndarray | None = None) -> None:
+def train(
+    net: Any,
+    sampler: Sampler,
+    epochs: int,
+    seed: int,
+    log: Any,
+    repeat: np.ndarray | None = None,
+    bare_share: np.ndarray | None = None,
+    max_lr: float = 4e-3,
+    keep_norms: bool = False,
+    teacher: Any | None = None,
+    held: np.ndarray | None = None,
+) -> None:
     """Train ``net`` with augmentation; weights classes by their rarity a little.
 
     :param repeat: how many times each frame of ``sampler`` is seen per epoch (default once):
         the few 3D frames look more like a real table than the many 2D ones.
+    :param bare_share: per frame of ``sampler``, about what share of its bare strips is
+        trained on in an epoch (default :data:`BARE_SHARE`).
+    :param max_lr: the learning rate at its peak (one cycle: up over the first 30% of the
+        steps, then down); lower to train a trained network further (``--init``).
+    :param keep_norms: keep the batch normalisations' statistics as they are (each batch
+        normalised by them, not by its own): a network trained further then changes less
+        on what it was not shown again.
+    :param teacher: a network (the one ``net`` started from) whose probabilities ``net`` is
+        held to, with the weight ``held`` gives each frame of ``sampler`` (the divergence of
+        ``net``'s from the teacher's added to the loss): what it read right stays read so.
     """
     import torch
     from torch import nn
@@ -397,24 +602,43 @@ def train(net: Any, sampler: Sampler, epochs: int, seed: int, log: Any, repeat: 
     weights = (counts.sum() / np.maximum(counts, 1.0)) ** 0.3
     weights /= weights[labels].mean()
     loss_fn = nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32), label_smoothing=0.02)
-    opt = torch.optim.AdamW(net.parameters(), lr=2e-3, weight_decay=1e-4)
+    opt = torch.optim.AdamW(net.parameters(), lr=max_lr / 2, weight_decay=1e-4)
     size = 256
     times = np.ones(len(labels), np.int64) if repeat is None else np.repeat(repeat, STRIPS)
     bare = np.flatnonzero(labels == 0)
     bare = np.repeat(bare, times[bare])
     stacked = np.flatnonzero(labels != 0)
     stacked = np.repeat(stacked, times[stacked])
-    steps = epochs * math.ceil((len(stacked) + int(BARE_SHARE * len(bare))) / size)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=4e-3, total_steps=steps)
+    share = np.full(len(labels), BARE_SHARE) if bare_share is None else np.repeat(bare_share, STRIPS)
+    weight = share[bare]
+    per_epoch = int(weight.sum())
+    steps = epochs * math.ceil((len(stacked) + per_epoch) / size)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps)
     for epoch in range(epochs):
         net.train()
+        if keep_norms:
+            for module in net:
+                if isinstance(module, nn.BatchNorm2d):
+                    module.eval()
         running, seen, started = 0.0, 0, time.monotonic()
-        # Bare strips are half of all and the easiest: a share of them each epoch is enough.
-        chosen = np.concatenate([stacked, rng.choice(bare, size=int(BARE_SHARE * len(bare)), replace=False)])
+        # Bare strips are half of all and most are the easiest: a share of them each epoch is
+        # enough. Drawn without replacement in proportion to their share (the larger of
+        # random ** (1 / share) are taken: Efraimidis and Spirakis' weighted sampling).
+        keys = rng.random(len(bare)) ** (1.0 / weight)
+        picked = bare[np.argpartition(-keys, per_epoch - 1)[:per_epoch]] if per_epoch else bare[:0]
+        chosen = np.concatenate([stacked, picked])
         for index in (chosen[i] for i in _batches(len(chosen), size, rng)):
             x, y = sampler.batch(index, rng)
             opt.zero_grad()
-            loss = loss_fn(net(torch.from_numpy(x)), torch.from_numpy(y))
+            logits = net(torch.from_numpy(x))
+            loss = loss_fn(logits, torch.from_numpy(y))
+            if teacher is not None and held is not None:
+                holding = torch.from_numpy(held[index // STRIPS].astype(np.float32))
+                if bool(holding.any()):
+                    with torch.no_grad():
+                        target = torch.softmax(teacher(torch.from_numpy(x)), dim=1)
+                    divergence = (target * (torch.log(target + 1e-8) - torch.log_softmax(logits, dim=1))).sum(1)
+                    loss = loss + (holding * divergence).mean()
             loss.backward()
             opt.step()
             sched.step()
@@ -498,9 +722,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--setups2d", type=int, default=600, help="2D-rendered setups")
     parser.add_argument("--frames", type=int, default=8, help="positions per 2D setup")
+    parser.add_argument("--varied", type=float, default=0.6, help="share of 2D setups drawn as real tables vary")
     parser.add_argument("--seed", type=int, default=2026, help="the first 2D setup's seed, and training's")
     parser.add_argument("--frames3d", type=Path, action="append", default=[], help="a folder of 3D setups")
     parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument(
+        "--init", type=Path, help="an exported network (ONNX) to train further, in place of one drawn at random"
+    )
+    parser.add_argument("--lr", type=float, default=4e-3, help="the peak learning rate (lower with --init)")
+    parser.add_argument(
+        "--keep-norms", action="store_true", help="keep the batch normalisations' statistics (with --init)"
+    )
+    parser.add_argument(
+        "--hold",
+        type=float,
+        default=0.0,
+        help="with --init: how much the network is held to the --init network's probabilities on plain setups",
+    )
     parser.add_argument("--repeat3d", type=int, default=1, help="times a 3D training frame is seen per epoch")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/bgboard-points-train"), help="collected examples")
@@ -522,11 +760,13 @@ def main(argv: list[str] | None = None) -> int:
     chunk = 100
     for first in range(args.seed, args.seed + args.setups2d, chunk):
         count = min(chunk, args.seed + args.setups2d - first)
-        cached = args.cache / f"2d-{first}-{count}x{args.frames}-{STRIP_H}x{STRIP_W}.npz"
+        cached = args.cache / (
+            f"2d-{first}-{count}x{args.frames}-{STRIP_H}x{STRIP_W}-v{RENDER_VERSION}-varied{args.varied:g}.npz"
+        )
         if cached.exists():
             part = Examples.load(cached)
         else:
-            part = collect_2d(first, count, args.frames, log)
+            part = collect_2d(first, count, args.frames, log, args.varied)
             part.save(cached)
         log(f"2D setups {first}-{first + count - 1}: {len(part)} frames")
         examples.extend(part)
@@ -536,14 +776,24 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     parts = np.asarray([part_of(examples.names[s]) for s in examples.setup_of])
-    kinds = np.asarray([examples.names[s].split("/", 1)[0] for s in examples.setup_of])
+    kinds = np.asarray([kind_of(examples.names[s], args.varied) for s in examples.setup_of])
     log(f"frames: {', '.join(f'{name} {int((parts == name).sum())}' for name in ('train', 'val', 'test'))}")
     samplers = {name: Sampler(examples, np.flatnonzero(parts == name)) for name in ("train", "val")}
 
     net = build_network()
+    if args.init:
+        start_from(net, args.init, samplers, args.seed, log)
     chosen = samplers["train"].frames
-    repeat = np.where(kinds[chosen] == "3d", max(1, args.repeat3d), 1)
-    train(net, samplers["train"], args.epochs, args.seed, log, repeat)
+    repeat = np.where(np.char.startswith(kinds[chosen], "3d"), max(1, args.repeat3d), 1)
+    varied = np.char.endswith(kinds[chosen], "-varied")
+    share = np.where(varied, VARIED_BARE_SHARE, BARE_SHARE)
+    teacher = None
+    if args.init and args.hold > 0:
+        import copy
+
+        teacher = copy.deepcopy(net).eval()
+    held = np.where(varied, 0.0, args.hold)
+    train(net, samplers["train"], args.epochs, args.seed, log, repeat, share, args.lr, args.keep_norms, teacher, held)
     temperature = fit_temperature(logits_of(net, samplers["val"]), samplers["val"].labels.reshape(-1))
     log(f"temperature {temperature:.3f}")
     export(net, temperature, args.out)
@@ -554,9 +804,39 @@ def main(argv: list[str] | None = None) -> int:
             continue
         test = Sampler(examples, chosen)
         x, y = test.batch(np.arange(len(test)), None)
-        probabilities = points_net.probabilities(x, args.out)
-        report(probabilities, y, f"held out ({kind}, OpenCV)", log)
+        if args.init:
+            report(points_net.probabilities(x, args.init), y, f"held out ({kind}), --init's network", log)
+        report(points_net.probabilities(x, args.out), y, f"held out ({kind}, OpenCV)", log)
     return 0
+
+
+#: How far the network :func:`load_onnx` loaded may give other probabilities than its file.
+LOADED_TOLERANCE = 1e-3
+
+
+def start_from(net: Any, path: Path, samplers: dict[str, Sampler], seed: int, log: Any) -> None:
+    """Load ``net`` from the exported network at ``path`` (:func:`load_onnx`), check that it
+    gives what the file gives on validation strips, and give its normalisations the statistics
+    of training strips (:func:`renormalise`).
+
+    :raises ValueError: if the loaded network gives other probabilities than the file.
+    """
+    import torch
+
+    temperature = load_onnx(net, path)
+    rng = np.random.default_rng(seed)
+    val = samplers["val"]
+    x, _ = val.batch(rng.choice(len(val), size=min(len(val), 2048), replace=False), None)
+    net.eval()
+    with torch.no_grad():
+        mine = torch.softmax(net(torch.from_numpy(x)) / temperature, dim=1).numpy()
+    gap = float(np.abs(mine - points_net.probabilities(x, path)).max())
+    log(f"started from {path} (temperature {temperature:.3f}): probabilities within {gap:.1e} of its own")
+    if gap > LOADED_TOLERANCE:
+        raise ValueError(f"{path}: loaded, the network gives probabilities {gap:.3g} away from the file's")
+    train = samplers["train"]
+    x, _ = train.batch(rng.choice(len(train), size=min(len(train), 4096), replace=False), None)
+    renormalise(net, x)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tools.stem import folded_weights, split_weights
+from tools.stem import folded_weights, split_weights, unfolded_weights
 from vision.stem import space_to_depth
 
 
@@ -57,6 +57,13 @@ def test_the_folded_layer_gives_what_the_stride_two_layer_gives(channels: int) -
     folded = _conv(space_to_depth(x)[0], folded_weights(w), 1, (1, 1, 0, 0))
     assert plain.shape == folded.shape == (5, 5, 4)
     np.testing.assert_allclose(folded, plain, atol=1e-9)
+
+
+def test_unfolding_gives_back_the_stride_two_weights() -> None:
+    w = np.random.default_rng(3).normal(size=(4, 9, 3, 3))
+    assert np.array_equal(unfolded_weights(folded_weights(w)), w)
+    with pytest.raises(ValueError, match=r"folded"):
+        unfolded_weights(w)
 
 
 def test_a_split_join_gives_what_the_joined_convolution_gives() -> None:

@@ -14,8 +14,14 @@ and the cube centred (the calibration frame), later frames random positions from
   12 points (the calibration's order); ``bar_fraction``, ``checker_fraction``: the field's
   geometry (:class:`vision.geometry.FieldGeometry`);
 - ``points`` (24, player 1's numbering, + for his checkers), ``bar`` and ``off`` (player 1's,
-  player 2's), ``dice`` (``value``, ``half``, ``flat``, image ``box``), ``cube`` (``value``,
+  player 2's), ``bar_halves`` (what lies on the bar's lower and upper half, player 1's
+  positive), ``dice`` (``value``, ``half``, ``flat``, image ``box``), ``cube`` (``value``,
   ``owner``), ``hand``; ``scene``: the setup's random choices, for debugging.
+
+With ``--varied`` each setup's board and positions vary as real tables do (see
+:meth:`~tools.render3d.plan.Style.vary` and :func:`vision.render.arranged`): points the colour of
+a side's checkers, squarer or longer fields, narrow hinged bars, stacks lined up six or seven,
+checkers anywhere along the bar, dice cups standing over the points' tips.
 
 Modules: :mod:`~tools.render3d.plan` (random choices, camera geometry), :mod:`~tools.render3d.layout`
 (where the pieces lie), :mod:`~tools.render3d.blender` (the Blender scene, Cycles),
