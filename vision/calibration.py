@@ -63,7 +63,7 @@ from vision.profile import (
 )
 from vision.reader import SPOT_SPREAD, BoardReader
 from vision.reading import BoardReading
-from vision.strips import References, StripCutter, encode, strip_counts
+from vision.strips import References, StripCutter, encode, label_of, strip_counts
 
 #: ArUco dictionary of the corner markers.
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -333,21 +333,39 @@ def calibrate(
     cutter = StripCutter(profile.geometry, homography)
     strips, counts = cutter.colour(image), strip_counts(points, bar)
     profile.references = References.from_frame(strips, strip_counts(learnt, bar), profile.geometry)
-    if points_net.available():
+    if any(points_net.available(path) for path in points_net.NETWORKS.values()):
         # The learned reader tried on this very frame, every strip beside another's bare look
         # (as a point never seen bare is read): how far its confidence holds on this board.
+        # Each network is tried; the board is read with the one that misreads the frame least
+        # (the first of those that misread it as little).
         refs = profile.references
         trial = refs.borrowing_all(profile.geometry)
         colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
-        own = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, colours))
-        borrowed = points_net.probabilities(encode(strips, trial.strips, trial.borrowed, colours))
+        own_x = encode(strips, refs.strips, refs.borrowed, colours)
+        borrowed_x = encode(strips, trial.strips, trial.borrowed, colours)
+        labels = np.asarray([label_of(c) for c in counts])
+        best: tuple[tuple[int, int], str, np.ndarray, np.ndarray] | None = None
+        for name, path in points_net.NETWORKS.items():
+            if not points_net.available(path):
+                continue
+            own = points_net.probabilities(own_x, path)
+            borrowed = points_net.probabilities(borrowed_x, path)
+            misread = (int((own.argmax(axis=1) != labels).sum()), int((borrowed.argmax(axis=1) != labels).sum()))
+            if best is None or misread < best[0]:
+                best = (misread, name, own, borrowed)
+        assert best is not None
+        _, refs.network, own, borrowed = best
         refs.try_on(own, borrowed, counts)
-        # And the models on it, to tell which of the two reads a board unlike any the network
-        # learnt the better (see References.reads_better).
-        back = BoardReader(profile, points="model", remember=False).read(image, cube=False)
-        refs.models_misread = sum(a != b for a, b in zip(back.points, points, strict=True)) + sum(
-            a != b for a, b in zip(back.bar, bar, strict=True)
-        )
+        # Each reader reads the frame whole, as in play, to tell which of the two reads a board
+        # unlike any the network learnt the better (see References.reads_better).
+        wrong = []
+        for by in ("net", "model"):
+            back = BoardReader(profile, points=by, remember=False).read(image, cube=False)
+            wrong.append(
+                sum(a != b for a, b in zip(back.points, points, strict=True))
+                + sum(a != b for a, b in zip(back.bar, bar, strict=True))
+            )
+        refs.read_back = (wrong[0], wrong[1])
     _check_separable(profile)
     if check:
         # Something over the field first: an arm over most of the points hides their edges too.

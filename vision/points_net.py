@@ -30,6 +30,13 @@ from vision.strips import CHANNELS, CLASSES, STRIP_H, STRIP_W
 
 #: The network, shipped as package data.
 MODEL_FILE: Final = Path(__file__).resolve().parent / "models" / "points.onnx"
+#: The networks a board may be read with, by name, the first the one read with unless another
+#: reads the board's calibration frame better (see :func:`vision.calibration.calibrate`):
+#: ``points``, trained on 2D- and 3D-rendered boards, and ``points-varied``, the same taken
+#: further on boards as real tables vary (points the colour of a side's checkers, stacks lined
+#: up six or seven, narrow hinged bars, printed logos, cups over the points' tips). The second
+#: reads such boards better and its confidence is lower on the others.
+NETWORKS: Final = {"points": MODEL_FILE, "points-varied": MODEL_FILE.with_name("points_varied.onnx")}
 
 _lock = threading.Lock()
 
@@ -46,6 +53,17 @@ def _network(path: Path) -> cv2.dnn.Net:
         return cv2.dnn.readNetFromONNX(str(path))
     except cv2.error as exc:
         raise PointsModelError(f"the point reader's network {path} cannot be read: {exc}") from exc
+
+
+def network_file(name: str) -> Path:
+    """The file of the network called ``name`` (one of :data:`NETWORKS`).
+
+    :raises PointsModelError: no network has that name.
+    """
+    try:
+        return NETWORKS[name]
+    except KeyError:
+        raise PointsModelError(f"no point network is called {name!r} (there are {', '.join(NETWORKS)})") from None
 
 
 def available(path: Path | None = None) -> bool:

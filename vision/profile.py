@@ -27,6 +27,7 @@ from vision.features import BORDER_SIZE, LOOK_SIZE, STEPS
 from vision.follow import view_from_text, view_to_text
 from vision.frames import output_problem
 from vision.geometry import FIELD_H, FIELD_W, FieldGeometry
+from vision.points_net import NETWORKS
 from vision.strips import STRIPS, TEMPERATURES, References, png_from_text, png_text
 
 PROFILE_VERSION = 1
@@ -180,10 +181,10 @@ class Profile:
             lines.append(f"references_borrowed = [{', '.join(str(int(b)) for b in self.references.borrowed)}]")
             lines.append(f"references_evidence = [{', '.join(f'{v:.4f}' for v in self.references.evidence)}]")
             if self.references.misread is not None:
-                counts = [*self.references.misread]
-                if self.references.models_misread is not None:
-                    counts.append(self.references.models_misread)
+                counts = [*self.references.misread, *(self.references.read_back or ())]
                 lines.append(f"references_misread = [{', '.join(str(c) for c in counts)}]")
+            if self.references.network != "points":
+                lines.append(f'references_network = "{self.references.network}"')
             lines.append(f'references = "{self.references.to_text()}"')
         if self.view is not None:
             lines.append(f'view = "{view_to_text(self.view)}"')
@@ -275,6 +276,7 @@ _KEYS: Final = {
     "references_borrowed": False,
     "references_evidence": False,
     "references_misread": False,
+    "references_network": False,
     "view": False,
     "look": False,
 }
@@ -352,6 +354,7 @@ class _Checker:
             data.get("references_borrowed"),
             data.get("references_evidence"),
             data.get("references_misread"),
+            data.get("references_network", "points"),
         )
         view = data.get("view")
         if view is not None:
@@ -427,7 +430,9 @@ class _Checker:
             rows.append([self.numbers("empty_means", c, 3, "L,a,b colours", finite=False) for c in row])
         return rows
 
-    def references(self, text: object, borrowed: object, evidence: object, misread: object) -> References | None:
+    def references(
+        self, text: object, borrowed: object, evidence: object, misread: object, network: object = "points"
+    ) -> References | None:
         if text is None and borrowed is None:
             return None
         if text is None or borrowed is None:
@@ -454,16 +459,19 @@ class _Checker:
             references.temperature = TEMPERATURES[int(np.argmin(references.evidence))]
         if misread is not None:
             counts = misread if isinstance(misread, list) else []
-            if len(counts) not in (2, 3) or not all(
+            if len(counts) not in (2, 4) or not all(
                 isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= STRIPS for c in counts
             ):
                 what = (
                     f"two counts of strips from 0 to {STRIPS} (with its own references, all borrowed),"
-                    " and the models' misreads"
+                    " and the points misread reading it whole by the network and by the models"
                 )
                 raise self.fail(f"references_misread must be {what}, not {_short(misread)}")
             references.misread = (counts[0], counts[1])
-            references.models_misread = counts[2] if len(counts) == 3 else None
+            references.read_back = (counts[2], counts[3]) if len(counts) == 4 else None
+        if network not in NETWORKS:
+            raise self.fail(f"references_network must be one of {', '.join(NETWORKS)}, not {_short(network)}")
+        references.network = str(network)
         return references
 
     def models(self, value: object) -> dict[str, Gaussian]:

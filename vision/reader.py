@@ -304,16 +304,18 @@ class BoardReader:
     def __init__(self, profile: Profile, *, points: str = "auto", remember: bool = True) -> None:
         if points not in POINT_READERS:
             raise ValueError(f"points are read by one of {', '.join(POINT_READERS)}, not {points!r}")
+        #: The point network's file, this board's (see :attr:`References.network`).
+        self._network = points_net.network_file("points" if profile.references is None else profile.references.network)
         if points == "net":
             if profile.references is None:
                 raise ProfileError("the profile has no references for the learned point reader: calibrate again")
-            if not points_net.available():
-                raise ProfileError(f"the learned point reader's network {points_net.MODEL_FILE} is missing")
+            if not points_net.available(self._network):
+                raise ProfileError(f"the learned point reader's network {self._network} is missing")
         use_net = points == "net" or (
             points == "auto"
             and profile.references is not None
             and profile.references.reads_better
-            and points_net.available()
+            and points_net.available(self._network)
         )
         self.points_by = "net" if use_net else "model"
         self._cutter = StripCutter(profile.geometry, profile.homography) if use_net else None
@@ -750,11 +752,13 @@ class BoardReader:
             redo |= (refs.strips != seen.references).any(axis=(1, 2, 3)) | (refs.borrowed != seen.borrowed)
             probs = seen.strips.copy()
         if probs is None:
-            fresh = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, self._checker_colours))
+            fresh = points_net.probabilities(
+                encode(strips, refs.strips, refs.borrowed, self._checker_colours), self._network
+            )
             return np.asarray(fresh, np.float64), redo
         if redo.any():
             x = encode(strips[redo], refs.strips[redo], refs.borrowed[redo], self._checker_colours)
-            probs[redo] = points_net.probabilities(x)
+            probs[redo] = points_net.probabilities(x, self._network)
         return probs, redo
 
     def _without_dice(
@@ -774,7 +778,7 @@ class BoardReader:
         refs = self.profile.references
         out = probs.copy()
         x = encode(strips[touched], refs.strips[touched], refs.borrowed[touched], self._checker_colours)
-        out[touched] = points_net.probabilities(x)
+        out[touched] = points_net.probabilities(x, self._network)
         return out
 
     def _die_in_image(self, box: np.ndarray) -> tuple[float, float, float]:
@@ -828,7 +832,9 @@ class BoardReader:
         self.profile.check_frame(image)
         refs = self.profile.references
         strips = self._cutter.colour(image)
-        probs = points_net.probabilities(encode(strips, refs.strips, refs.borrowed, self._checker_colours))
+        probs = points_net.probabilities(
+            encode(strips, refs.strips, refs.borrowed, self._checker_colours), self._network
+        )
         counts = strip_counts(points, bar)
         under = self._strips_under(dice)
         # What the reader made of this position before it learns from it: evidence of how far

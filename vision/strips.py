@@ -234,8 +234,10 @@ class References:
         frame's own references and with every reference borrowed (None: not tried). Any with
         its own, or past :data:`MISREADS_ALLOWED` borrowed, and the network does not know this
         board: ``auto`` reads it with the models instead, unless they misread it more.
-    :ivar models_misread: how many strips the calibration's models read wrong on the same frame
-        (None: not tried).
+    :ivar read_back: how many points (and halves of the bar) the calibration frame was read wrong,
+        read whole as in play, by the network and by the models (None: not tried).
+    :ivar network: the name of the point network this board is read with (see
+        :data:`vision.points_net.NETWORKS`): the one that misread the calibration frame least.
     """
 
     strips: np.ndarray
@@ -243,7 +245,8 @@ class References:
     evidence: np.ndarray = field(default_factory=lambda: np.zeros(len(TEMPERATURES)))
     temperature: float = 1.0
     misread: tuple[int, int] | None = None
-    models_misread: int | None = None
+    read_back: tuple[int, int] | None = None
+    network: str = "points"
 
     def weigh(self, probabilities: np.ndarray, counts: Sequence[int], keep_out: Sequence[bool] | None = None) -> None:
         """Weigh the reader's probabilities ``(26, CLASSES)`` of strips whose stacks are known
@@ -278,13 +281,13 @@ class References:
     @property
     def reads_better(self) -> bool:
         """Whether the network is the better reader of this board: it knows the board
-        (:attr:`knows_board`), or it misread the calibration frame, with its own references, at
-        fewer strips than the models did (a board unlike any either was made for: each point
-        the network reads that the models would misread is a question fewer to the players)."""
+        (:attr:`knows_board`), or it misread the calibration frame at fewer points than the
+        models did, each reading it whole (:attr:`read_back`: on a board unlike any either was
+        made for, each point the network reads that the models would misread is a question
+        fewer to the players)."""
         if self.knows_board:
             return True
-        assert self.misread is not None
-        return self.models_misread is not None and self.misread[0] < self.models_misread
+        return self.read_back is not None and self.read_back[0] < self.read_back[1]
 
     @classmethod
     def from_frame(cls, strips: np.ndarray, counts: Sequence[int], geometry: FieldGeometry) -> References:

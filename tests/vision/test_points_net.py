@@ -53,6 +53,8 @@ def test_a_profile_without_references_is_read_by_the_models(tmp_path: Path) -> N
 
 def test_a_missing_network_falls_back_to_the_models(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     profile, *_ = _setup(SEEDS[2])
+    for name in points_net.NETWORKS:
+        monkeypatch.setitem(points_net.NETWORKS, name, tmp_path / f"{name}.onnx")
     monkeypatch.setattr(points_net, "MODEL_FILE", tmp_path / "points.onnx")
     assert not points_net.available()
     assert BoardReader(profile).points_by == "model"
@@ -69,24 +71,24 @@ def test_a_board_the_network_misreads_at_calibration_is_read_by_the_models(tmp_p
     profile.save(path)
     loaded = Profile.load(path).references
     assert loaded is not None and loaded.misread == refs.misread
-    # The models were tried on the frame too.
-    assert refs.models_misread is not None and loaded.models_misread == refs.models_misread
+    # Each reader read the frame whole too.
+    assert refs.read_back is not None and loaded.read_back == refs.read_back
     text = path.read_text(encoding="utf-8")
-    written = f"references_misread = [{refs.misread[0]}, {refs.misread[1]}, {refs.models_misread}]"
+    written = f"references_misread = [{', '.join(str(c) for c in (*refs.misread, *refs.read_back))}]"
     assert written in text
     # A board unlike any it learnt: three strips misread with borrowed references, or one with
     # the frame's own, and the models as good or better there (or not tried, as in profiles
     # made before they were).
-    for misread in ("[0, 3]", "[1, 0]", "[1, 0, 1]", "[2, 5, 0]"):
+    for misread in ("[0, 3]", "[1, 0]", "[1, 0, 1, 1]", "[2, 5, 3, 0]"):
         path.write_text(text.replace(written, f"references_misread = {misread}"), encoding="utf-8")
         strange = Profile.load(path)
         assert BoardReader(strange).points_by == "model", misread
         assert BoardReader(strange, points="net").points_by == "net"
     # The models misread it more: the network reads it.
-    for misread in ("[1, 0, 2]", "[4, 6, 5]"):
+    for misread in ("[1, 0, 0, 2]", "[4, 6, 1, 5]"):
         path.write_text(text.replace(written, f"references_misread = {misread}"), encoding="utf-8")
         assert BoardReader(Profile.load(path)).points_by == "net", misread
-    for bad in ("-1", "[0]", "[0, 27]", "[0, 0, 0, 0]", "[0, 0, -1]"):
+    for bad in ("-1", "[0]", "[0, 27]", "[0, 0, 0]", "[0, 0, 0, -1]"):
         path.write_text(text.replace(written, f"references_misread = {bad}"), encoding="utf-8")
         with pytest.raises(ProfileError, match=r"references_misread must be two counts of strips from 0 to 26"):
             Profile.load(path)
@@ -191,3 +193,41 @@ def test_a_stack_the_network_miscounts_is_doubted_where_its_end_shows(
     reading = BoardReader(profile, points="net").read(image)
     assert reading.points[2] == read_as
     assert reading.point_confidence[2] <= 0.5 and reading.confidence < 0.9
+
+
+def test_the_network_that_misreads_the_calibration_frame_least_reads_the_board(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    assert all(points_net.available(path) for path in points_net.NETWORKS.values())
+    rng = np.random.default_rng(SEEDS[3])
+    style, camera, lighting = random_setup(rng)
+    shot = render(START, style=style, camera=camera, lighting=lighting, seed=SEEDS[3])
+    # A board both networks read: the first is kept.
+    assert calibrate(shot.image, shot.corners).references.network == "points"  # type: ignore[union-attr]
+    # A board the first misreads: two points that hold checkers read surely as bare.
+    original = points_net.probabilities
+    first = points_net.NETWORKS["points"]
+
+    def first_misreads(strips: np.ndarray, path: Path | None = None) -> np.ndarray:
+        p = original(strips, path).copy()
+        if (path or points_net.MODEL_FILE) == first and len(p) == STRIPS:
+            p[[5, 7]] = 0.0
+            p[[5, 7], 0] = 1.0  # both read bare
+        return p
+
+    monkeypatch.setattr(points_net, "probabilities", first_misreads)
+    profile = calibrate(shot.image, shot.corners)
+    refs = profile.references
+    assert refs is not None and refs.network == "points-varied" and refs.misread == (0, 0)
+    reader = BoardReader(profile)
+    assert reader.points_by == "net"
+    reading = reader.read(shot.image)
+    assert reading.points == tuple(START_POINTS) and reading.confidence >= 0.9
+    path = tmp_path / "board.toml"
+    profile.save(path)
+    text = path.read_text(encoding="utf-8")
+    assert 'references_network = "points-varied"' in text
+    assert Profile.load(path).references.network == "points-varied"  # type: ignore[union-attr]
+    path.write_text(text.replace('"points-varied"', '"points-v2"'), encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"references_network must be one of points, points-varied, not 'points-v2'"):
+        Profile.load(path)

@@ -75,9 +75,9 @@ class Counted:
         real_net = points_net.probabilities
         real_detect = reader_module.detect
 
-        def net(x: np.ndarray) -> np.ndarray:
+        def net(x: np.ndarray, path: Any = None) -> np.ndarray:
             self.strips += len(x)
-            return real_net(x)
+            return real_net(x, path)
 
         def detect(*args: Any, **kwargs: Any) -> np.ndarray:
             self.detections += 1
