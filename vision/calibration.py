@@ -63,7 +63,7 @@ from vision.profile import (
 )
 from vision.reader import SPOT_SPREAD, BoardReader
 from vision.reading import BoardReading
-from vision.strips import References, StripCutter, encode, label_of, strip_counts
+from vision.strips import References, StripCutter, encode, misreads, strip_counts
 
 #: ArUco dictionary of the corner markers.
 MARKER_DICTIONARY = cv2.aruco.DICT_4X4_50
@@ -343,14 +343,13 @@ def calibrate(
         colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
         own_x = encode(strips, refs.strips, refs.borrowed, colours)
         borrowed_x = encode(strips, trial.strips, trial.borrowed, colours)
-        labels = np.asarray([label_of(c) for c in counts])
         best: tuple[tuple[int, int], str, np.ndarray, np.ndarray] | None = None
         for name, path in points_net.NETWORKS.items():
             if not points_net.available(path):
                 continue
             own = points_net.probabilities(own_x, path)
             borrowed = points_net.probabilities(borrowed_x, path)
-            misread = (int((own.argmax(axis=1) != labels).sum()), int((borrowed.argmax(axis=1) != labels).sum()))
+            misread = (misreads(own, counts), misreads(borrowed, counts))
             if best is None or misread < best[0]:
                 best = (misread, name, own, borrowed)
         assert best is not None

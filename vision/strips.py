@@ -217,6 +217,13 @@ def soften(probabilities: np.ndarray, temperature: float) -> np.ndarray:
     return result
 
 
+def misreads(probabilities: np.ndarray, counts: Sequence[int]) -> int:
+    """How many strips ``probabilities`` ``(26, CLASSES)`` read as another stack than ``counts``
+    (:func:`strip_counts`) say."""
+    labels = np.asarray([label_of(c) for c in counts])
+    return int((np.argmax(probabilities, axis=1) != labels).sum())
+
+
 @dataclass
 class References:
     """What each strip of this board looks like bare, under this camera and light, and how far
@@ -265,11 +272,7 @@ class References:
         its probabilities ``(26, CLASSES)`` with the frame's own references (``own``) and with
         every reference borrowed (``borrowed``, weighed for the temperature). Sets
         :attr:`misread`."""
-        labels = np.asarray([label_of(c) for c in counts])
-        self.misread = (
-            int((np.argmax(own, axis=1) != labels).sum()),
-            int((np.argmax(borrowed, axis=1) != labels).sum()),
-        )
+        self.misread = (misreads(own, counts), misreads(borrowed, counts))
         self.weigh(borrowed, counts)
 
     @property
