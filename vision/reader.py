@@ -378,6 +378,8 @@ class BoardReader:
         ]
         # Each point's column on the field's look (x0, y0, x1, y1): what covers it hides it.
         self._look_boxes = [tuple(round(v * LOOK_SCALE) for v in geometry.point_box(index + 1)) for index in range(24)]
+        # A patch of the look this big or more may be a hand (HAND_AREA checkers), in look pixels.
+        self._hand_pixels = HAND_AREA * math.pi * (geometry.checker_diameter * LOOK_SCALE / 2) ** 2
         self._empty_means: np.ndarray | None = None
         if profile.empty_means:
             means = np.asarray(profile.empty_means, dtype=np.float64)
@@ -964,11 +966,9 @@ class BoardReader:
             return False, set()
         reference, lab, patches = changes
         patches = patches.copy()
-        d = self.profile.geometry.checker_diameter * LOOK_SCALE
-        one = math.pi * (d / 2) ** 2
         patches[self._explained(reference, lab, points, bar, dice)] = 0
         count, labels, stats, _ = cv2.connectedComponentsWithStats(patches)
-        big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] > HAND_AREA * one]
+        big = [k for k in range(1, count) if stats[k, cv2.CC_STAT_AREA] > self._hand_pixels]
         if not big:
             return False, set()
         over = np.isin(labels, big)
@@ -994,8 +994,7 @@ class BoardReader:
             changed = ((square > LOOK_CHANGE**2) & reference.known).astype(np.uint8)
             # Noise and a checker's edge a pixel off are thin; a hand is a solid patch.
             patches = cv2.morphologyEx(changed, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
-            d = self.profile.geometry.checker_diameter * LOOK_SCALE
-            if np.count_nonzero(patches) > HAND_AREA * math.pi * (d / 2) ** 2:
+            if np.count_nonzero(patches) > self._hand_pixels:
                 result = (reference, lab, patches)
         self._changes_of = (look, result)
         return result
