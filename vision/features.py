@@ -175,14 +175,26 @@ class FieldSampler:
         result: np.ndarray = radial / (strength + 20.0) * np.minimum(strength / 40.0, 1.0)
         return result
 
-    def sample(self, field_bgr: np.ndarray) -> dict[str, np.ndarray]:
+    @staticmethod
+    def _at(image: np.ndarray, centres: np.ndarray) -> np.ndarray:
+        """``image``'s pixels at ``centres`` (rounded, and kept inside it), float32."""
+        xs = np.clip(np.rint(centres[..., 0]).astype(int), 0, image.shape[1] - 1)
+        ys = np.clip(np.rint(centres[..., 1]).astype(int), 0, image.shape[0] - 1)
+        picked: np.ndarray = image[ys, xs].astype(np.float32)
+        return picked
+
+    def sample(self, field_bgr: np.ndarray, *, colour_only: bool = False) -> dict[str, np.ndarray]:
         """Features of one rectified field: ``points_colour`` (24 x STEPS x 3), ``points_seam``
-        (24 x STEPS), ``bar_colour`` (2 x m x 3), ``bar_seam`` (2 x m)."""
+        (24 x STEPS), ``points_ring`` (24 x STEPS), ``bar_colour`` (2 x m x 3), ``bar_seam`` and
+        ``bar_ring`` (2 x m); with ``colour_only``, the two colours alone (all that the point
+        network's reader weighs the samples for)."""
         lab = cv2.cvtColor(field_bgr, cv2.COLOR_BGR2LAB)
         k = 2 * self.radius + 1
         # Blurred in whole levels: the mean is off by at most half a level, far inside what
         # tells one colour from another, and the blur of bytes is a third of that of floats.
         smooth = cv2.blur(lab, (k, k))
+        if colour_only:
+            return {f"{name}_colour": self._at(smooth, at) for name, at in (("points", self.points), ("bar", self.bar))}
         luma = lab[:, :, 0].astype(np.float32)
         # Across the axis, average over most of a checker's width; along it, keep it thin.
         across = max(3, round(0.5 * self.d)) | 1
@@ -195,7 +207,7 @@ class FieldSampler:
         for name, centres in (("points", self.points), ("bar", self.bar)):
             xs = np.clip(np.rint(centres[..., 0]).astype(int), 0, lab.shape[1] - 1)
             ys = np.clip(np.rint(centres[..., 1]).astype(int), 0, lab.shape[0] - 1)
-            out[f"{name}_colour"] = smooth[ys, xs].astype(np.float32)
+            out[f"{name}_colour"] = self._at(smooth, centres)
             off = max(2, round(0.22 * self.d))
             above = band_v[np.clip(ys - off, 0, lab.shape[0] - 1), xs]
             below = band_v[np.clip(ys + off, 0, lab.shape[0] - 1), xs]

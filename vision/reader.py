@@ -62,6 +62,7 @@ from vision.strips import (
     StripCutter,
     count_of,
     encode,
+    encode_references,
     field_strip_quads,
     soften,
     strip_counts,
@@ -322,6 +323,7 @@ class BoardReader:
         self._checker_colours = np.asarray([profile.models["p1"].mean, profile.models["p2"].mean], np.float32)
         #: References learnt in play since the profile was loaded (see :meth:`learn`).
         self.learnt = 0
+        self._references_encoded: tuple[np.ndarray, np.ndarray] | None = None
         self.profile = profile
         self.homography = profile.homography
         self.sampler = FieldSampler(profile.geometry)
@@ -532,10 +534,11 @@ class BoardReader:
         round the field did not fit the calibration's, or much of the field changed at once."""
         field_image = rectify(image, self.homography)
         tiles, changed, share = self._changes(field_image)
-        feats = self.sampler.sample(field_image)
+        # The network's reader weighs the samples' colours alone (for hands and doubted stacks).
+        feats = self.sampler.sample(field_image, colour_only=self._cutter is not None)
         strip_probs = None
         if self._cutter is not None:
-            strip_probs, read_now = self._strip_probabilities(image, changed)
+            strip_probs, read_now, strips = self._strip_probabilities(image, changed)
             flat, bar, bar_conf = self._from_strips(strip_probs)
             first = flat
         else:
@@ -558,7 +561,7 @@ class BoardReader:
         if strip_probs is not None and found_dice:
             # A die lying on a point's strip is no checker: the strips under dice are read
             # again with the dice painted out (those just read; the others were, when read).
-            repainted = self._without_dice(image, strip_probs, found_dice, read_now)
+            repainted = self._without_dice(strips, strip_probs, found_dice, read_now)
             if repainted is not strip_probs:
                 strip_probs = repainted
                 flat, bar, bar_conf = self._from_strips(strip_probs)
@@ -733,13 +736,17 @@ class BoardReader:
         reader = read_track if track else read_cube
         return reader(field_image, self.profile.geometry)
 
-    def _strip_probabilities(self, image: np.ndarray, changed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    def _strip_probabilities(
+        self, image: np.ndarray, changed: np.ndarray | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The learned reader's probabilities ``(26, classes)`` for every strip, before this
         board's temperature: read again for the strips where something changed or whose
-        reference did, kept from the last read for the rest; and which were read again."""
+        reference did, kept from the last read for the rest; which were read again; and the
+        strips as cut from ``image``."""
         assert self._cutter is not None and self.profile.references is not None
         refs = self.profile.references
         strips = self._cutter.colour(image)
+        encoded = self._encoded_references()
         seen = self._seen
         redo = np.ones(STRIPS, bool)
         probs: np.ndarray | None = None
@@ -755,31 +762,48 @@ class BoardReader:
             probs = seen.strips.copy()
         if probs is None:
             fresh = points_net.probabilities(
-                encode(strips, refs.strips, refs.borrowed, self._checker_colours), self._network
+                encode(strips, encoded, refs.borrowed, self._checker_colours), self._network
             )
-            return np.asarray(fresh, np.float64), redo
+            return np.asarray(fresh, np.float64), redo, strips
         if redo.any():
-            x = encode(strips[redo], refs.strips[redo], refs.borrowed[redo], self._checker_colours)
+            x = encode(strips[redo], encoded[redo], refs.borrowed[redo], self._checker_colours)
             probs[redo] = points_net.probabilities(x, self._network)
-        return probs, redo
+        return probs, redo, strips
+
+    def _encoded_references(self) -> np.ndarray:
+        """The references as the network takes them (see :func:`vision.strips.encode_references`),
+        encoded again only when learning has changed them."""
+        assert self.profile.references is not None
+        now = self.profile.references.strips
+        if self._references_encoded is None or not np.array_equal(self._references_encoded[0], now):
+            self._references_encoded = (now.copy(), encode_references(now))
+        return self._references_encoded[1]
 
     def _without_dice(
-        self, image: np.ndarray, probs: np.ndarray, dice: list[tuple[np.ndarray, int, float]], among: np.ndarray
+        self,
+        strips: np.ndarray,
+        probs: np.ndarray,
+        dice: list[tuple[np.ndarray, int, float]],
+        among: np.ndarray,
     ) -> np.ndarray:
         """``probs`` with the strips of ``among`` a die lies on read again, the die painted out of
         each (OpenCV's inpainting from the pixels round it: bare board round a die on a bare
-        point, checker round one resting on a checker); ``probs`` itself when none is."""
+        point, checker round one resting on a checker); ``probs`` itself when none is.
+        ``strips`` are the frame's, as cut for ``probs``."""
         assert self._cutter is not None and self.profile.references is not None
         masks = self._cutter.masks_round([self._die_in_image(box) for box, _, _ in dice])
         touched = masks.reshape(STRIPS, -1).any(axis=1) & among
         if not touched.any():
             return probs
-        strips = self._cutter.colour(image)
-        for index in np.flatnonzero(touched):
-            strips[index] = cv2.inpaint(strips[index], masks[index].astype(np.uint8), 3, cv2.INPAINT_TELEA)
+        painted = np.stack(
+            [
+                cv2.inpaint(strips[index], masks[index].astype(np.uint8), 3, cv2.INPAINT_TELEA)
+                for index in np.flatnonzero(touched)
+            ]
+        )
         refs = self.profile.references
         out = probs.copy()
-        x = encode(strips[touched], refs.strips[touched], refs.borrowed[touched], self._checker_colours)
+        x = encode(painted, self._encoded_references()[touched], refs.borrowed[touched], self._checker_colours)
         out[touched] = points_net.probabilities(x, self._network)
         return out
 

@@ -398,6 +398,30 @@ def png_from_text(text: str, flags: int) -> np.ndarray:
     return np.asarray(image)
 
 
+def _lab_planes(strips: np.ndarray) -> np.ndarray:
+    """BGR strips ``(n, STRIP_H, STRIP_W, 3)`` as OpenCV's 8-bit Lab, channel planes first:
+    ``(n, 3, STRIP_H, STRIP_W)`` float32."""
+    n = len(strips)
+    lab = cv2.cvtColor(strips.reshape(n * STRIP_H, STRIP_W, 3), cv2.COLOR_BGR2LAB).astype(np.float32)
+    # Channel planes first: the sums below then run over whole planes, not triples.
+    return lab.reshape(n, STRIP_H, STRIP_W, 3).transpose(0, 3, 1, 2)
+
+
+def _normalised(planes: np.ndarray) -> np.ndarray:
+    """Lab planes ``(n, 3, H, W)`` scaled as the network takes them."""
+    out = np.empty(planes.shape, np.float32)
+    out[:, 0] = (planes[:, 0] - 128.0) / 128.0
+    out[:, 1] = (planes[:, 1] - 128.0) / 64.0
+    out[:, 2] = (planes[:, 2] - 128.0) / 64.0
+    return out
+
+
+def encode_references(references: np.ndarray) -> np.ndarray:
+    """The references' part of the network's input (channels 3 to 5 of :func:`encode`), to be
+    passed to it again while the references stay as they are: ``(n, 3, STRIP_H, STRIP_W)``."""
+    return _normalised(_lab_planes(references))
+
+
 def encode(
     strips: np.ndarray,
     references: np.ndarray,
@@ -407,28 +431,24 @@ def encode(
     """The network's input, ``(n, CHANNELS, STRIP_H, STRIP_W)`` float32.
 
     :param strips: BGR strips ``(n, STRIP_H, STRIP_W, 3)``.
-    :param references: each strip's reference, the same shape.
+    :param references: each strip's reference, the same shape; or, encoded already, as
+        :func:`encode_references` gives it.
     :param borrowed: ``(n,)`` whether each reference is borrowed.
     :param checker_colours: player 1's and player 2's checker colour in OpenCV's 8-bit Lab,
         ``(2, 3)`` for all strips or ``(n, 2, 3)`` one pair per strip.
     """
     n = len(strips)
-    both = np.concatenate([strips, references]).reshape(2 * n * STRIP_H, STRIP_W, 3)
-    lab = cv2.cvtColor(both, cv2.COLOR_BGR2LAB).astype(np.float32).reshape(2, n, STRIP_H, STRIP_W, 3)
-    # Channel planes first: the sums below then run over whole planes, not triples.
-    planes = lab.transpose(0, 4, 1, 2, 3)
+    planes = _lab_planes(strips)
     out = np.empty((n, CHANNELS, STRIP_H, STRIP_W), np.float32)
-    for k in (0, 1):
-        out[:, 3 * k] = (planes[k, 0] - 128.0) / 128.0
-        out[:, 3 * k + 1] = (planes[k, 1] - 128.0) / 64.0
-        out[:, 3 * k + 2] = (planes[k, 2] - 128.0) / 64.0
+    out[:, 0:3] = _normalised(planes)
+    out[:, 3:6] = references if references.shape[1:] == (3, STRIP_H, STRIP_W) else encode_references(references)
     colours = np.asarray(checker_colours, np.float32)
     if colours.ndim == 2:
         colours = np.broadcast_to(colours, (n, 2, 3))
     for k in (0, 1):
         square = np.zeros((n, STRIP_H, STRIP_W), np.float32)
         for c in range(3):
-            square += (planes[0, c] - colours[:, k, c, None, None]) ** 2
+            square += (planes[:, c] - colours[:, k, c, None, None]) ** 2
         out[:, 6 + k] = np.minimum(np.sqrt(square) / DISTANCE_SCALE, DISTANCE_CAP)
     out[:, 8] = np.asarray(borrowed, np.float32)[:, None, None]
     return out
