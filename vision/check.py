@@ -110,9 +110,10 @@ class FrameResult:
         }
 
 
-#: Each frame is read whole this many times, the median time taken: the first read of a reader
-#: also loads what it reads with.
-TIMED_READS = 3
+#: Each frame is read whole once untimed (the first read of a reader also loads what it reads
+#: with), then this many times, the median time taken: a machine shared with other work slows
+#: some reads by half again.
+TIMED_READS = 5
 
 
 def calibration_frame(frame: LabelledFrame, frames: Sequence[LabelledFrame]) -> LabelledFrame:
@@ -223,6 +224,7 @@ def _read(result: FrameResult, frame: LabelledFrame, reader: BoardReader, image:
     threads = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
+        reader.read(image)
         for _ in range(TIMED_READS):
             started = time.perf_counter()
             reading: BoardReading = reader.read(image)
