@@ -368,7 +368,7 @@ def cmd_hall(args: argparse.Namespace, out: TextIO) -> int:
     """The tournament hall: keep every table's actions from the MQTT broker and serve the hall
     page and GET /api/tables (docs/hall.md). --make-acl writes the broker's access list and
     passwords for the tables named; --tournament on|off sends tournament mode to every board."""
-    from bgboard.hall import HallError, make_acl, parse_bind, run_hall, send_tournament
+    from bgboard.hall import HallError, make_acl, run_hall, send_tournament
 
     try:
         if args.make_acl is not None:
@@ -384,8 +384,7 @@ def cmd_hall(args: argparse.Namespace, out: TextIO) -> int:
             send_tournament(args.broker, args.tournament == "on")
             out.write(f"tournament mode {args.tournament}: sent to every board through {args.broker}\n")
             return 0
-        bind = parse_bind(args.bind)
-        return run_hall(args.broker, bind, args.db, say=lambda text: print(text, file=out, flush=True))
+        return run_hall(args.broker, args.bind, args.db, say=lambda text: print(text, file=out, flush=True))
     except (HallError, ValueError) as exc:
         raise CliError(str(exc)) from None
 
@@ -1341,7 +1340,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--broker", type=broker_url, metavar="mqtt://HOST:PORT", help="the hall's MQTT broker")
     p.add_argument(
-        "--bind", default="127.0.0.1:8090", help="where to serve the hall page and API (default 127.0.0.1:8090)"
+        "--bind",
+        type=bind_address,
+        default="127.0.0.1:8090",
+        metavar="HOST:PORT",
+        help="where to serve the hall page and API (default 127.0.0.1:8090; :PORT is this computer only,"
+        " 0.0.0.0:PORT the local network)",
     )
     p.add_argument("--db", type=Path, default=Path("hall.sqlite3"), help="the hall's database (default hall.sqlite3)")
     p.add_argument(

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from bgboard.publish import (
     CONTROL_TOPIC,
@@ -51,6 +51,9 @@ from bgboard.publish import (
     resend_topic,
 )
 from bgboard.store import format_time
+
+if TYPE_CHECKING:
+    from bgboard.webserver import Bind
 
 log = logging.getLogger(__name__)
 
@@ -543,18 +546,7 @@ def make_app(store: HallStore) -> Any:
     )
 
 
-def parse_bind(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``:PORT`` for every interface).
-
-    :raises ValueError: not that.
-    """
-    host, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"bad address {text!r}: HOST:PORT, e.g. 0.0.0.0:8090")
-    return host or "0.0.0.0", int(port)
-
-
-def run_hall(url: BrokerUrl, bind: tuple[str, int], db: Path, *, say: Callable[[str], None] = print) -> int:
+def run_hall(url: BrokerUrl, bind: Bind, db: Path, *, say: Callable[[str], None] = print) -> int:
     """``bgboard hall``: subscribe, keep, serve until interrupted.
 
     :raises HallError: the database cannot be used, or the broker cannot be reached.
@@ -565,9 +557,8 @@ def run_hall(url: BrokerUrl, bind: tuple[str, int], db: Path, *, say: Callable[[
     hall = Hall(url, store)
     try:
         hall.start()
-        host, port = bind
-        say(f"hall: subscribed to {url} as {hall.client_id}; {db}; page on http://{host}:{port}/")
-        server = uvicorn.Server(uvicorn.Config(make_app(store), host=host, port=port, log_level="warning"))
+        say(f"hall: subscribed to {url} as {hall.client_id}; {db}; page on http://{bind}/")
+        server = uvicorn.Server(uvicorn.Config(make_app(store), host=bind.host, port=bind.port, log_level="warning"))
         # uvicorn stops on Ctrl-C or SIGTERM, then raises the interrupt again: a normal end here.
         with contextlib.suppress(KeyboardInterrupt):
             server.run()
