@@ -19,6 +19,7 @@ from engine.errors import (
     InvalidIdError,
     InvalidNotationError,
     InvalidPositionError,
+    NoSuchPlayError,
 )
 from engine.ids import decode_gnubg_id, decode_match_id, decode_xgid, encode_gnubg_id, encode_match_id, encode_xgid
 from engine.judge import Judgement, RawBoard, judge, partial_positions, remaining_dice
@@ -72,6 +73,7 @@ __all__ = [
     "MatchOptions",
     "MatchState",
     "Move",
+    "NoSuchPlayError",
     "OpeningRoll",
     "Phase",
     "Play",

@@ -24,5 +24,11 @@ class IllegalPlayError(BackgammonError, ValueError):
     """A well-formed play that the rules do not allow for this position and roll."""
 
 
+class NoSuchPlayError(IllegalPlayError):
+    """A play whose checkers can be moved as written, but whose result no legal play for the
+    roll gives (a die not used, a wrong distance, the larger die not played): callers say why
+    from the rules; :class:`IllegalPlayError` alone is a step that cannot be made at all."""
+
+
 class IllegalActionError(BackgammonError, ValueError):
     """A match action out of turn or against the rules (doubling without the cube, moving before rolling)."""

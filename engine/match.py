@@ -41,6 +41,7 @@ from engine.errors import (
     IllegalPlayError,
     InvalidIdError,
     InvalidPositionError,
+    NoSuchPlayError,
 )
 from engine.ids import (
     XGID_BEAVERED,
@@ -597,7 +598,7 @@ class MatchState:
             if len(steps) < legal.dice_used:
                 many = "both dice" if legal.dice_used == 2 else f"{legal.dice_used} moves"
                 raise IllegalActionError(f"{illegal}: {written}: you must play {many}") from None
-            if " is not a legal play for " in str(exc):
+            if isinstance(exc, NoSuchPlayError):
                 raise IllegalActionError(f"{illegal}: {written}") from None
             raise IllegalActionError(f"{illegal}: {exc}") from None
         return after

@@ -47,7 +47,13 @@ from pathlib import Path
 from typing import Final, NamedTuple, NoReturn
 
 from engine.dice import Dice
-from engine.errors import BackgammonError, IllegalActionError, IllegalPlayError, InvalidNotationError
+from engine.errors import (
+    BackgammonError,
+    IllegalActionError,
+    IllegalPlayError,
+    InvalidNotationError,
+    NoSuchPlayError,
+)
 from engine.match import (
     AcceptResign,
     Action,
@@ -714,7 +720,7 @@ def _roll(rep: _Replay, cell: MatCell, rest: Sequence[MatCell]) -> None:
     except IllegalPlayError as exc:
         _sync(rep, position, mover, dice)
         reason = str(exc)
-        if reason.endswith(f" is not a legal play for {dice.spoken()}"):
+        if isinstance(exc, NoSuchPlayError):
             # No legal result leaves the checkers as written: name the rule broken if one is.
             reason = _why_illegal(position, dice, legal, Play(steps))
         _illegal(rep, cell, mover, reason)

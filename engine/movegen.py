@@ -29,7 +29,7 @@ from itertools import compress
 from typing import Any, Final
 
 from engine.dice import Dice
-from engine.errors import IllegalPlayError
+from engine.errors import IllegalPlayError, NoSuchPlayError
 from engine.play import Play, RawSteps, Step, parse_steps, play_from_steps
 from engine.position import BAR, OFF, Half, Position
 
@@ -155,7 +155,8 @@ class LegalPlays:
         Empty ``steps`` stand for no play, which is legal only when nothing can be played.
 
         :raises IllegalPlayError: a step moves from off or to the bar, or moves a checker that
-            is not there, or no legal play for the dice moves the checkers as written.
+            is not there.
+        :raises NoSuchPlayError: no legal play for the dice moves the checkers as written.
         """
         position = self.position
         mover = list(position[0])
@@ -177,7 +178,7 @@ class LegalPlays:
         if i is None:
             if not self._keys and not steps:
                 return position, Play()
-            raise IllegalPlayError(f"{Play(steps) or 'no play'} is not a legal play for {self.dice.spoken()}")
+            raise NoSuchPlayError(f"{Play(steps) or 'no play'} is not a legal play for {self.dice.spoken()}")
         shared = self._shared.get(target)
         if shared is not None:
             i = min(shared, key=partial(self._hit_preference, _written_hits(position, steps)))

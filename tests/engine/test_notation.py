@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from engine.dice import Dice
-from engine.errors import IllegalPlayError, InvalidNotationError
+from engine.errors import IllegalPlayError, InvalidNotationError, NoSuchPlayError
 from engine.movegen import legal_plays
 from engine.play import Play, Step, parse_steps
 from engine.position import Position
@@ -73,8 +73,19 @@ def test_written_steps_that_cannot_be_played_name_what_is_wrong() -> None:
         plays.resolve([Step(0, 3)])
     with pytest.raises(IllegalPlayError, match="no checker to move from the bar"):
         plays.parse("bar/22 13/10")
-    with pytest.raises(IllegalPlayError, match=r"^no play is not a legal play for 6-3$"):
+    with pytest.raises(NoSuchPlayError, match=r"^no play is not a legal play for 6-3$"):
         plays.parse("")
+
+
+def test_a_step_that_cannot_be_made_is_told_apart_from_a_result_no_play_gives_by_its_class() -> None:
+    """Callers say why a play is illegal from its class, never from its wording."""
+    plays = legal_plays(START, Dice(6, 3))
+    with pytest.raises(IllegalPlayError) as cannot:
+        plays.parse("bar/22 13/10")
+    assert not isinstance(cannot.value, NoSuchPlayError)
+    with pytest.raises(NoSuchPlayError) as nowhere:
+        plays.parse("24/20 13/7")
+    assert isinstance(nowhere.value, IllegalPlayError)
 
 
 def test_no_play_is_the_play_when_nothing_can_be_played() -> None:
