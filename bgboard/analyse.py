@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from bgboard.errors import AnalyseInputError
 from bgboard.store import MatchStore, StoredAction, StoreError
 from engine.analysis import AnalysisError, MatchAnalysis, analyse_record
 from engine.errors import BackgammonError
@@ -35,10 +36,6 @@ TIMEOUT = 1800.0
 
 #: Seconds the analysis at the end of a match may take (0-ply: about a second for 7 points).
 END_TIMEOUT = 120.0
-
-
-class AnalyseInputError(ValueError):
-    """What was named to analyse cannot be: no such match or file, or a file that does not read."""
 
 
 def is_match_file(name: str) -> bool:

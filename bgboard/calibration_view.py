@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from bgboard.errors import CalibrationRequestError, FrameGoneError
 from bgboard.events import Event
 from engine.match import MatchState, Phase
 from engine.position import Position
@@ -65,14 +66,6 @@ HOW_WORDS: Final = {"markers": "from the corner markers", "found": "found on the
 UNNAMED: Final = ("Player 1", "Player 2")
 #: The keys a confirmation may carry.
 REQUEST_KEYS: Final = ("corners", "frame", "die_size")
-
-
-class CalibrationRequestError(ValueError):
-    """A confirmation's body that is not four corners in the frame (an HTTP 400); says what and where."""
-
-
-class FrameGoneError(LookupError):
-    """The frame a page placed its corners on is no longer kept, or there is none yet."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import bgboard
+from bgboard.errors import BgboardError, CliError
 from engine.dice import Dice
 from engine.errors import BackgammonError
 from engine.judge import RawBoard, judge
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
     from bgboard.publish import BrokerUrl
 
 log = logging.getLogger(__name__)
-
-
-class CliError(Exception):
-    """A problem with what the user asked for; printed as ``bgboard: error: ...``."""
 
 
 # -- option values ---------------------------------------------------------------------------
@@ -1527,7 +1524,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
             parser.error(f"unrecognized option {word}: options go after the command (bgboard --help lists them)")
     args = parser.parse_args(arguments)
     logging.basicConfig(level=logging.WARNING - 10 * args.verbose, format="%(levelname)s %(name)s: %(message)s")
-    handled: tuple[type[Exception], ...] = (BackgammonError, CliError)
+    handled: tuple[type[Exception], ...] = (BackgammonError, BgboardError)
     if args.command == "vision":
         handled += _vision_errors()
     if args.command in ("leds", "devices"):

@@ -53,6 +53,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
 
+from bgboard.errors import ConfigError
 from engine.cube import CUBE_LIMIT, is_cube_value
 from engine.ids import MAX_SCORE_IN_ID
 from engine.match import MatchOptions
@@ -91,30 +92,6 @@ def gnubg_hints(*, timeout: float = 30.0) -> GnubgHints:
     from engine.hints import GnubgHints
 
     return GnubgHints(os.environ.get(GNUBG_VARIABLE) or None, timeout=timeout)
-
-
-class ConfigError(ValueError):
-    """A config that cannot be used; the message names the file (or variable), line and key.
-
-    :ivar source: the file, ``environment`` or ``command line``.
-    :ivar line: the line in the file, when known.
-    :ivar column: the column in the file, for TOML syntax errors.
-    :ivar key: ``section.key``, or the environment variable's name.
-    :ivar problem: what is wrong, without the place.
-    """
-
-    def __init__(self, source: str, line: int | None, key: str | None, problem: str, column: int | None = None) -> None:
-        self.source = source
-        self.line = line
-        self.column = column
-        self.key = key
-        self.problem = problem
-        place = source
-        if line is not None:
-            place += f":{line}"
-            if column is not None:
-                place += f":{column}"
-        super().__init__(f"{place}: {key}: {problem}" if key else f"{place}: {problem}")
 
 
 # -- the settings --------------------------------------------------------------------------

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from bgboard.errors import HallError
 from bgboard.publish import (
     CONTROL_TOPIC,
     TOPIC_ROOT,
@@ -86,10 +87,6 @@ _SCHEMA: Final = (
     )
     """,
 )
-
-
-class HallError(Exception):
-    """The hall cannot start: the broker cannot be reached, or the database cannot be used."""
 
 
 def _now() -> str:

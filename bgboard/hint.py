@@ -19,15 +19,12 @@ import json
 from typing import TextIO
 
 from bgboard.config import gnubg_hints
+from bgboard.errors import HintRequestError
 from engine.dice import Dice
 from engine.errors import BackgammonError
 from engine.hints import CubeAdvice, RankedPlay
 from engine.match import MatchState, Phase
 from engine.position import Position
-
-
-class HintRequestError(ValueError):
-    """The command line does not name a position we can hint."""
 
 
 def state_from_args(gnubgid: str | None, xgid: str | None) -> MatchState:

@@ -54,6 +54,7 @@ from datetime import UTC, datetime
 from typing import Any, Final
 from urllib.parse import unquote, urlsplit
 
+from bgboard.errors import PublishError
 from bgboard.events import Event
 from bgboard.store import MatchStore, format_time
 
@@ -71,10 +72,6 @@ DEFAULT_PORT: Final = 1883
 WINDOW: Final = 200
 #: Seconds between looks at the outbox when nothing wakes the publisher.
 POLL: Final = 0.5
-
-
-class PublishError(ValueError):
-    """A bad broker address or table name; the message says what is wrong."""
 
 
 def table_topic(table: str, leaf: str) -> str:

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 import numpy as np
 
 from bgboard.config import Config, gnubg_hints
+from bgboard.errors import StoppedError
 from bgboard.events import Event, console_sink
 from bgboard.publish import BrokerUrl, Publisher
 from bgboard.store import MatchStore, StoreError
@@ -106,10 +107,6 @@ CAMERA_LOST: Final = "the camera stopped sending frames: reopening"
 CAMERA_BACK: Final = "the camera is sending frames again"
 
 SourceFactory = Callable[[str], FrameSource]
-
-
-class StoppedError(SetupError):
-    """Told to stop (Ctrl-C, SIGTERM) while still starting: nothing was recorded."""
 
 
 #: Threads left inside a camera driver that would not return (see :func:`stuck_threads`).

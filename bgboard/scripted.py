@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from bgboard.controller import Controller
+from bgboard.errors import ScriptError
 from bgboard.events import Event, EventSink, Sinks, StoreSink
 from bgboard.store import MatchStore
 from engine.match import (
@@ -32,10 +33,6 @@ from engine.match import (
 from engine.record import MatchRecord
 
 _RESIGN = {1: "single", 2: "gammon", 3: "backgammon"}
-
-
-class ScriptError(RuntimeError):
-    """The controller did not take an action of the record."""
 
 
 def command_for(action: Action) -> str | None:

@@ -35,6 +35,7 @@ import numpy as np
 
 from bgboard.config import Config
 from bgboard.controller import Controller
+from bgboard.errors import SimulationError
 from bgboard.events import Event, EventSink, Players
 from bgboard.store import MatchStore
 from bgboard.table import Latency, Table
@@ -247,10 +248,6 @@ def _after(state: MatchState, play: Play | Position | str) -> Position:
 def same_match(state: MatchState, wanted: MatchState) -> bool:
     """The same match, but for the order of the dice (a roll of 5-3 is a roll of 3-5)."""
     return state == wanted or (state.dice is not None and replace(state, dice=wanted.dice) == wanted)
-
-
-class SimulationError(RuntimeError):
-    """The referee did not take what the players told it: the simulated game cannot go on."""
 
 
 def settle_roll(

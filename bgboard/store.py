@@ -80,6 +80,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
+from bgboard.errors import NewerStoreError, NotAStoreError, StoreError, StoreInputError, UnknownMatchError
 from engine.dice import Dice
 from engine.errors import BackgammonError
 from engine.match import (
@@ -245,26 +246,6 @@ _UPGRADES: Final[Mapping[int, tuple[str, ...]]] = {1: _OUTBOX, 2: (_FRAMES_TABLE
 
 
 # -- errors ----------------------------------------------------------------------------------
-
-
-class StoreError(Exception):
-    """A problem with the match store; the message names the file or the match."""
-
-
-class NotAStoreError(StoreError):
-    """The file is not a bgboard match store (not SQLite, another program's, or corrupt)."""
-
-
-class NewerStoreError(StoreError):
-    """The store was written by a newer bgboard, with a schema this one does not know."""
-
-
-class UnknownMatchError(StoreError, LookupError):
-    """No match has that id."""
-
-
-class StoreInputError(StoreError, ValueError):
-    """A bad argument: an unknown source, a confidence outside 0 to 1, a bad player name."""
 
 
 # -- values ----------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ import numpy as np
 
 from bgboard.config import Config
 from bgboard.controller import Controller
+from bgboard.errors import SetupError
 from bgboard.events import Event, EventSink, Sinks, StoreSink
 from bgboard.store import MatchStore, StoreError
 from engine.hints import HintEngine, HintError, check_ply
@@ -539,10 +540,6 @@ class Table:
 
 
 # -- setting up ------------------------------------------------------------------------------
-
-
-class SetupError(Exception):
-    """The table cannot start as configured; the message says which setting and how to set it."""
 
 
 def camera_reason(url: str, exc: BaseException) -> str:

@@ -49,6 +49,7 @@ from starlette.staticfiles import StaticFiles
 
 from bgboard.analyse import errors_by_action
 from bgboard.calibration_view import CalibrationRequestError, Calibrator, FrameGoneError
+from bgboard.errors import BindError
 from bgboard.events import Event, StoreSink
 from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
 from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
@@ -78,10 +79,6 @@ NO_CALIBRATION: Final = (
     "this table has no calibration view: bgboard referee --web has one, which writes the board's profile"
     " (camera.profile)"
 )
-
-
-class BindError(ValueError):
-    """A ``HOST:PORT`` that cannot be used; the message says why."""
 
 
 @dataclass(frozen=True, slots=True)

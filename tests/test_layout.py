@@ -7,6 +7,8 @@ import ast
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 ALLOWED_SIBLINGS = {
     "engine": set(),
@@ -134,3 +136,31 @@ def test_the_engine_modules_import_each_other_without_a_cycle() -> None:
     except graphlib.CycleError as exc:
         raise AssertionError(f"engine modules import each other in a circle: {' -> '.join(exc.args[1])}") from None
     assert set(order) >= {"play", "movegen"}
+
+
+def test_every_application_error_is_listed_in_one_module_under_one_root() -> None:
+    """The command line catches :class:`bgboard.errors.BgboardError`: an error class of the
+    application's defined anywhere else, or outside that root, would end in a traceback."""
+    import inspect
+
+    import bgboard.errors
+
+    elsewhere = []
+    for path in (ROOT / "bgboard").rglob("*.py"):
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Error") and not node.name.startswith("_"):
+                elsewhere.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert not elsewhere, elsewhere
+    listed = [c for _, c in inspect.getmembers(bgboard.errors, inspect.isclass) if c.__module__ == "bgboard.errors"]
+    assert len(listed) > 15
+    assert all(issubclass(c, bgboard.errors.BgboardError) for c in listed)
+
+
+def test_the_command_line_prints_an_application_error_on_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    from bgboard.cli import main
+
+    assert main(["analyse", "--store", str(ROOT / "no-such-store.sqlite3"), "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("bgboard: error: ") and err.count("\n") == 1 and "Traceback" not in err
