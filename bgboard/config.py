@@ -37,7 +37,7 @@ short names the rest of bgboard uses: ``BGBOARD_CAMERA`` (camera source), ``BGBO
 >>> Config.from_toml("[match]\\nlenght = 5", source="example")
 Traceback (most recent call last):
 ...
-bgboard.config.ConfigError: example:2: match.lenght: no key 'lenght' in [match]; did you mean 'length'?
+bgboard.errors.ConfigError: example:2: match.lenght: no key 'lenght' in [match]; did you mean 'length'?
 """
 
 from __future__ import annotations
