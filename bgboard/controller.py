@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from bgboard.events import Event
+from bgboard.events import Event, number
 from bgboard.explain import CLEAR, HINT_PRIOR, Candidate, Explanation, explain, reading_position
 from engine.dice import Dice
 from engine.errors import BackgammonError
@@ -127,11 +127,6 @@ COMMANDS: Final = (
 
 #: What gnubg decides itself when it plays a side: nobody else may do it for it.
 _GNUBGS_OWN: Final = (Double, Take, Drop, Resign, AcceptResign, RejectResign)
-
-
-def number(player: int | None) -> int | None:
-    """The player as people number him (1 or 2) from the engine's index (0 or 1); ``None`` stays."""
-    return None if player is None else player + 1
 
 
 class Controller:

@@ -48,6 +48,12 @@ if TYPE_CHECKING:
     from hardware.scene import Scene
 
 
+def number(player: int | None) -> int | None:
+    """The player as people number him, 1 or 2, from the engine's index, 0 or 1 (events, the
+    page and the console speak of players 1 and 2); ``None`` stays ``None``."""
+    return None if player is None else player + 1
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something to tell the players, and perhaps to store.

@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from bgboard.events import Event, encode
+from bgboard.events import Event, encode, number
 from engine.errors import BackgammonError
 from engine.match import MatchState, Move, Phase
 from engine.play import Play
@@ -54,11 +54,6 @@ QUEUE_LIMIT: Final = 1000
 PAGE_COMMANDS: Final = frozenset({"done", "undo", "double", "take", "drop", "hint", "dice", "correct", "teach"})
 
 _END: Final = object()
-
-
-def number(player: int | None) -> int | None:
-    """Player 1 or 2 (as people count) for the engine's 0 or 1; ``None`` stays ``None``."""
-    return None if player is None else player + 1
 
 
 def absolute_point(point: int, seat: int) -> int | str:
