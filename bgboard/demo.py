@@ -57,8 +57,6 @@ if TYPE_CHECKING:
 FIRMWARE_LOOK: Final = 0.6
 #: LED panels the demo can drive.
 LED_CHOICES: Final = ("terminal", "sim", "none")
-#: Seconds the demo waits at its end for the broker to acknowledge what it published.
-PUBLISH_LINGER: Final = 10.0
 
 
 def _count(n: int, what: str) -> str:
@@ -311,7 +309,7 @@ def run_demo(
             report = game.play(moves)
         finally:
             if publisher is not None:
-                publisher.stop(linger=PUBLISH_LINGER)
+                publisher.stop(linger=Publisher.LINGER)
                 console(_published(publisher, store))
         mat = folder / default_file_name(store.summary(game.match_id), "mat")
         mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")

@@ -279,6 +279,11 @@ class Publisher:
         self._thread = threading.Thread(target=self._run, name=f"publish-{self.table}", daemon=True)
         self._thread.start()
 
+    #: Seconds a table stopping (the referee, ``play``, the demo) lets its publisher go on
+    #: sending while the broker takes it: what the broker has not taken waits in the store's
+    #: outbox for the next run, but a demo's store is gone when it ends.
+    LINGER: Final = 10.0
+
     def stop(self, linger: float = 0.0) -> None:
         """Stop: while connected, go on sending for up to ``linger`` seconds until the broker
         has everything; then say the table is offline and disconnect. What is not sent stays

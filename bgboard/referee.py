@@ -99,8 +99,6 @@ SAVE_LEARNT_EVERY: Final = 30.0
 #: the camera waits meanwhile, and a 2-ply hint takes well under a second.
 HINT_TIMEOUT: Final = 5.0
 
-#: Seconds the referee, stopping, lets the publisher finish sending to the hall's broker.
-PUBLISH_LINGER: Final = 2.0
 
 #: Said once when the camera stops, and once when its frames come back.
 CAMERA_LOST: Final = "the camera stopped sending frames: reopening"
@@ -1133,7 +1131,7 @@ class Referee:
     def _close(self) -> None:
         if self.publisher is not None:
             # What the broker has not acknowledged yet stays in the outbox for the next run.
-            self.publisher.stop(linger=PUBLISH_LINGER)
+            self.publisher.stop(linger=Publisher.LINGER)
             self.publisher = None
         if self.live is not None:
             self.live.close()
