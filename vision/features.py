@@ -207,7 +207,7 @@ class FieldSampler:
         for name, centres in (("points", self.points), ("bar", self.bar)):
             xs = np.clip(np.rint(centres[..., 0]).astype(int), 0, lab.shape[1] - 1)
             ys = np.clip(np.rint(centres[..., 1]).astype(int), 0, lab.shape[0] - 1)
-            out[f"{name}_colour"] = self._at(smooth, centres)
+            out[f"{name}_colour"] = smooth[ys, xs].astype(np.float32)
             off = max(2, round(0.22 * self.d))
             above = band_v[np.clip(ys - off, 0, lab.shape[0] - 1), xs]
             below = band_v[np.clip(ys + off, 0, lab.shape[0] - 1), xs]

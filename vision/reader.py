@@ -62,6 +62,7 @@ from vision.strips import (
     StripCutter,
     count_of,
     encode,
+    encode_against,
     encode_references,
     field_strip_quads,
     soften,
@@ -762,11 +763,11 @@ class BoardReader:
             probs = seen.strips.copy()
         if probs is None:
             fresh = points_net.probabilities(
-                encode(strips, encoded, refs.borrowed, self._checker_colours), self._network
+                encode_against(strips, encoded, refs.borrowed, self._checker_colours), self._network
             )
             return np.asarray(fresh, np.float64), redo, strips
         if redo.any():
-            x = encode(strips[redo], encoded[redo], refs.borrowed[redo], self._checker_colours)
+            x = encode_against(strips[redo], encoded[redo], refs.borrowed[redo], self._checker_colours)
             probs[redo] = points_net.probabilities(x, self._network)
         return probs, redo, strips
 
@@ -803,7 +804,7 @@ class BoardReader:
         )
         refs = self.profile.references
         out = probs.copy()
-        x = encode(painted, self._encoded_references()[touched], refs.borrowed[touched], self._checker_colours)
+        x = encode_against(painted, self._encoded_references()[touched], refs.borrowed[touched], self._checker_colours)
         out[touched] = points_net.probabilities(x, self._network)
         return out
 

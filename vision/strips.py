@@ -431,17 +431,27 @@ def encode(
     """The network's input, ``(n, CHANNELS, STRIP_H, STRIP_W)`` float32.
 
     :param strips: BGR strips ``(n, STRIP_H, STRIP_W, 3)``.
-    :param references: each strip's reference, the same shape; or, encoded already, as
-        :func:`encode_references` gives it.
+    :param references: each strip's reference, the same shape.
     :param borrowed: ``(n,)`` whether each reference is borrowed.
     :param checker_colours: player 1's and player 2's checker colour in OpenCV's 8-bit Lab,
         ``(2, 3)`` for all strips or ``(n, 2, 3)`` one pair per strip.
     """
+    return encode_against(strips, encode_references(references), borrowed, checker_colours)
+
+
+def encode_against(
+    strips: np.ndarray,
+    encoded_references: np.ndarray,
+    borrowed: np.ndarray,
+    checker_colours: np.ndarray,
+) -> np.ndarray:
+    """:func:`encode` with the references encoded already (by :func:`encode_references`), as a
+    reader keeps them while they stay as they are."""
     n = len(strips)
     planes = _lab_planes(strips)
     out = np.empty((n, CHANNELS, STRIP_H, STRIP_W), np.float32)
     out[:, 0:3] = _normalised(planes)
-    out[:, 3:6] = references if references.shape[1:] == (3, STRIP_H, STRIP_W) else encode_references(references)
+    out[:, 3:6] = encoded_references
     colours = np.asarray(checker_colours, np.float32)
     if colours.ndim == 2:
         colours = np.broadcast_to(colours, (n, 2, 3))
@@ -472,6 +482,8 @@ __all__ = [
     "StripCutter",
     "count_of",
     "encode",
+    "encode_against",
+    "encode_references",
     "field_strip_quads",
     "label_of",
     "soften",
