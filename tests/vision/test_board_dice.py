@@ -11,10 +11,11 @@ import pytest
 
 from bench.seeded import self_play
 from engine.position import Position
+from vision.board_dice import DiceFinder, _Checkers
 from vision.calibration import calibrate
 from vision.features import SCALE, rectify
 from vision.profile import Profile
-from vision.reader import BoardReader, _Checkers
+from vision.reader import BoardReader
 from vision.render import STYLES, DieSpec, Scene, random_setup, render
 
 START = tuple(Position.STARTING.to_absolute(1)[0])
@@ -117,7 +118,7 @@ def test_a_glint_in_the_middle_of_a_checker_is_no_die(classic: tuple[BoardReader
     image = _glints(shot.image, profile, (1, 6, 8, 12, 13, 17, 19, 24))
     # The dice's finder alone reads the dots on the dark checkers as 1s, surely...
     reader.forget()
-    found = reader._find_dice(rectify(image, profile.homography), image)
+    found = reader.dice_finder.find_dice(rectify(image, profile.homography), image)
     assert any(value == 1 and confidence >= 0.9 for _, value, confidence in found)
     # ...but they lie in the middle of checkers the reader counts: the roll is the two dice.
     reading = reader.read(image)
@@ -135,7 +136,7 @@ def test_a_1_read_off_the_middle_of_a_checker_in_its_colour_is_a_glint(classic: 
     shot = render(Scene(points=START), style=STYLES["classic"], seed=21)
     image = _glints(shot.image, profile, points, off=0.38)
     field = rectify(image, profile.homography)
-    middles = reader._checker_middles(list(START))
+    middles = reader.dice_finder.checker_middles(list(START))
     sides = np.repeat([0 if c > 0 else 1 for c in START], [abs(c) for c in START])
     checkers = _Checkers(middles, sides, field)
     side = 0.45 * d * SCALE
@@ -145,13 +146,13 @@ def test_a_1_read_off_the_middle_of_a_checker_in_its_colour_is_a_glint(classic: 
         x = (profile.geometry.point_center_x(point) + 0.38 * d) * SCALE
         y = (0.5 * d if row == 0 else 1000 - 0.5 * d) * SCALE
         found.append((np.array([x - side / 2, y - side / 2, side, side]), 1, 0.95))
-    assert reader._not_glints(found, checkers) == []
+    assert reader.dice_finder._not_glints(found, checkers) == []
     # Read as any other face, it is a die resting on the checker (and called cocked), and a 1
     # there on a field without checkers is a die.
     other = [(box, 4, confidence) for box, _, confidence in found]
-    assert len(reader._not_glints(other, checkers)) == len(points)
+    assert len(reader.dice_finder._not_glints(other, checkers)) == len(points)
     bare = _Checkers(middles[:0], sides[:0], field)
-    assert len(reader._not_glints(found, bare)) == len(points)
+    assert len(reader.dice_finder._not_glints(found, bare)) == len(points)
 
 
 def test_a_die_showing_1_resting_off_the_middle_of_a_checker_is_a_cocked_die(
@@ -236,11 +237,11 @@ def test_a_die_boxed_by_a_part_is_read_whole(classic: tuple[BoardReader, Profile
             Scene(points=START, dice=(DieSpec(5, half="right", angle=angle),)), style=STYLES["classic"], seed=3
         )
         field_image = rectify(shot.image, reader.homography)
-        (box, value, _), *_ = reader._find_dice(field_image, shot.image)
+        (box, value, _), *_ = reader.dice_finder.find_dice(field_image, shot.image)
         assert value == 5
         x, y, w, h = (float(v) for v in box)
         part = np.array([x + 0.1 * w, y + 0.1 * h, 0.6 * w, 0.6 * h], np.float32)
-        assert [v for _, v, _ in reader._read_boxes(shot.image, part[None])] == [5], angle
+        assert [v for _, v, _ in reader.dice_finder._read_boxes(shot.image, part[None])] == [5], angle
 
 
 def test_one_die_boxed_twice_is_one_die(classic: tuple[BoardReader, Profile]) -> None:
@@ -250,5 +251,5 @@ def test_one_die_boxed_twice_is_one_die(classic: tuple[BoardReader, Profile]) ->
     part = np.array([110.0, 105.0, 0.4 * d, 0.4 * d], np.float32)
     other = box + np.array([0.8 * d, 0.0, 0.0, 0.0], np.float32)
     found = [(part, 5, 0.7), (box, 5, 0.99), (other, 2, 0.95)]
-    kept = BoardReader._distinct(found, 0.45 * d)
+    kept = DiceFinder._distinct(found, 0.45 * d)
     assert [(v, c) for _, v, c in kept] == [(5, 0.99), (2, 0.95)]

@@ -150,7 +150,9 @@ def test_a_profile_made_before_the_band_was_averaged_compares_frames_alike(
     assert not old.border_mean
     frame = render(Scene(points=START), style=STYLES["classic"], seed=9).image
     reader = BoardReader(old)
-    assert np.array_equal(reader._band(frame), border_band(frame, old.homography, mean=False).astype(np.float32))
+    assert np.array_equal(
+        reader.occlusion.band(frame), border_band(frame, old.homography, mean=False).astype(np.float32)
+    )
     reading = reader.read(frame)
     assert not reading.occluded and reading.points == START
     assert Profile.load(_saved(tmp_path, profile)).border_mean

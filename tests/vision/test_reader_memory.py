@@ -14,7 +14,7 @@ import pytest
 from engine.dice import Dice
 from engine.movegen import legal_plays
 from engine.position import Position
-from vision import points_net
+from vision import board_dice, points_net
 from vision import reader as reader_module
 from vision.calibration import calibrate
 from vision.profile import Profile
@@ -73,7 +73,7 @@ class Counted:
         self.detections = 0
         self.regions: list[Any] = []
         real_net = points_net.probabilities
-        real_detect = reader_module.detect
+        real_detect = board_dice.detect
 
         def net(x: np.ndarray, path: Any = None) -> np.ndarray:
             self.strips += len(x)
@@ -85,7 +85,7 @@ class Counted:
             return real_detect(*args, **kwargs)
 
         monkeypatch.setattr(points_net, "probabilities", net)
-        monkeypatch.setattr(reader_module, "detect", detect)
+        monkeypatch.setattr(board_dice, "detect", detect)
 
     def reset(self) -> None:
         self.strips = self.detections = 0

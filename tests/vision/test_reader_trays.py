@@ -20,8 +20,9 @@ from engine.position import Position
 from vision.calibration import calibrate
 from vision.features import border_mask
 from vision.geometry import FIELD_H, FIELD_W
+from vision.occlusion import BORDER_SHARE
 from vision.profile import Profile
-from vision.reader import BORDER_SHARE, BoardReader
+from vision.reader import BoardReader
 from vision.render import STYLES, Scene, render
 
 START = tuple(Position.STARTING.to_absolute(1)[0])
