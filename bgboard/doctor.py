@@ -524,7 +524,7 @@ def check_buttons(
     except GpioError as exc:
         return [CheckResult("buttons", "problem", str(exc), "run doctor on the Pi, as a user in the gpio group")]
     results = []
-    wiring = "README.md, 'LEDs and buttons'"
+    wiring = "docs/leds.md"
     with panel:
         for name, pin in panel.pins.items():
             label = f"button {name}"

@@ -38,7 +38,7 @@ from typing import Final
 
 from hardware.scene import LED_NAMES, STATUS, check_led_name
 
-#: The layout shipped with the package (see the README's wiring diagram).
+#: The layout shipped with the package (see docs/leds.md, "The standard layout").
 STANDARD: Final = "standard"
 #: The longest chain a layout may describe (the serial firmware drives at most 96 of them).
 MAX_CHAIN: Final = 1024

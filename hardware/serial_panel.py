@@ -7,7 +7,7 @@ dark but the status LED, pulsing amber) a second after the host goes quiet. The 
 background thread and survives unplugged cables and device resets, so :meth:`SerialLedPanel.show`
 never blocks; :meth:`SerialLedPanel.wait_shown` waits for the device's acknowledgement.
 
-Wiring and flashing are in the README ("LEDs and buttons").
+Wiring and flashing are in docs/leds.md.
 """
 
 from __future__ import annotations

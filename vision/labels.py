@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Labelled photos of real boards, turned into bgboard's terms.
 
-A label file (the format of ``shared/data/boards/labels.json``, documented in the README's "The
-camera") describes each photo as a person sees it: the playing field's corners in image pixels
-(top-left, top-right, bottom-right, bottom-left as the picture shows them), the twelve points
+A label file (the format of ``shared/data/boards/labels.json``, documented in docs/camera.md,
+"How well will it read my board?") describes each photo as a person sees it: the playing
+field's corners in image pixels (top-left, top-right, bottom-right, bottom-left as the picture
+shows them), the twelve points
 of the top and bottom rows left to right, each ``"A<n>"`` or ``"B<n>"`` (n checkers of colour A
 or B), ``""`` (bare) or ``null`` (a hand hides it), the bar, the borne-off checkers, the dice,
 the cube, whether a hand lies over the field, and in which corner each colour's home board

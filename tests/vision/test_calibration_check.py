@@ -76,7 +76,7 @@ def test_a_hand_over_the_field_only_is_refused() -> None:
 
 def test_wrong_corners_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shot = render(Scene(points=START), seed=1)
-    # The README's example corners, of another photo.
+    # Corners of another photo (an example the README once gave).
     status, out = _calibrate_cli(shot.image, tmp_path, "--corners", "212,88 1065,92 1071,640 205,633")
     err = capsys.readouterr().err
     assert status == 1 and not out.exists()

@@ -167,8 +167,8 @@ START = tuple(Position.STARTING.to_absolute(1)[0])
 
 @pytest.mark.parametrize("style", sorted(STYLES))
 def test_the_board_reader_takes_no_doubling_cube_for_a_die(style: str) -> None:
-    # The face classifier alone reads a cube's number as a face now and then (README, "The
-    # camera"); the board's reader finds the dice on the field and reads the cube for what it is.
+    # The face classifier alone reads a cube's number as a face now and then (docs/camera.md, "How
+    # the board is read"); the board's reader finds the dice on the field and reads the cube for what it is.
     board = STYLES[style]
     start = render(Scene(points=START, cube=CubeSpec()), style=board)
     reader = BoardReader(calibrate(start.image, start.corners, die_fraction=board.die_fraction))
