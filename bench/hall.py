@@ -5,9 +5,9 @@ Run from the project root::
 
     python bench/hall.py [--tables 20] [--actions 80] [--pace 0.1] [--json]
 
-Tables are corpus matches typed into the controller (:class:`bgboard.scripted.ScriptedTable`,
-no camera), each with its own match store and :class:`~bgboard.publish.Publisher`; the hall
-(:class:`~bgboard.hall.Hall`, its SQLite database and its web API served by uvicorn) runs in
+Tables are corpus matches typed into the controller (:class:`bgboard.sim.scripted.ScriptedTable`,
+no camera), each with its own match store and :class:`~bgboard.hall.publish.Publisher`; the hall
+(:class:`~bgboard.hall.server.Hall`, its SQLite database and its web API served by uvicorn) runs in
 the same process. Two runs:
 
 - throughput: every table plays ``--actions`` actions as fast as it can; actions per second
@@ -37,9 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.helpers import load_test_helper
 from bgboard.events import Event
-from bgboard.hall import Hall, HallStore, make_app
-from bgboard.publish import BrokerUrl, Publisher
-from bgboard.scripted import ScriptedTable
+from bgboard.hall.publish import Publisher
+from bgboard.hall.server import Hall, HallStore, make_app
+from bgboard.hall.topics import BrokerUrl
+from bgboard.sim.scripted import ScriptedTable
 from bgboard.store import MatchStore
 from engine.matfile import read_mat
 from engine.record import MatchRecord

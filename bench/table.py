@@ -7,7 +7,7 @@ Run from the project root::
                                     [--fps 5] [--noise 2] [--json]
 
 ``--game demo`` (the default) plays the demo's real game as ``bgboard demo`` does
-(:mod:`bgboard.simulation`: a 3-point match decided in one game, two doubles taken, one move
+(:mod:`bgboard.sim.simulation`: a 3-point match decided in one game, two doubles taken, one move
 first played wrong) on its board under a lamp with glare. ``--game random`` plays a seeded
 game between two simple players on one random board style, camera and lamp (the cube left
 alone). Either way every turn is filmed:
@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bgboard.config import Config
 from bgboard.events import Event
-from bgboard.simulation import (
+from bgboard.sim.simulation import (
     FLAGS,
     HAND_FRAMES,
     DemoGame,

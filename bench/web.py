@@ -8,8 +8,8 @@ Run from the project root::
 
 The demo's real game (``bgboard/data/demo-match.mat``) is told to a
 :class:`~bgboard.controller.Controller` action by action (rolls and plays given as the players
-would type them), and each action's events go to a :class:`~bgboard.web.WebHub` served by the
-live page's server (:mod:`bgboard.webserver`, uvicorn in a thread of this process, as in
+would type them), and each action's events go to a :class:`~bgboard.web.hub.WebHub` served by the
+live page's server (:mod:`bgboard.web.server`, uvicorn in a thread of this process, as in
 ``bgboard demo --web``). Headless Chromium (Debian's, driven by Playwright) opens the page
 ``--pages`` times at once. For every action:
 
@@ -44,9 +44,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bgboard.controller import Controller
 from bgboard.events import Event
-from bgboard.simulation import DemoGame, demo_record
+from bgboard.sim.simulation import DemoGame, demo_record
 from bgboard.store import MatchStore
-from bgboard.webserver import Bind, LiveWeb
+from bgboard.web.server import Bind, LiveWeb
 from engine.dice import Dice
 from engine.match import Double, Drop, Move, OpeningRoll, Roll, Take
 

@@ -20,8 +20,9 @@ What it follows:
 - the cube: a double, take or drop from the cube (or doubling-track counter) moving, or from
   the buttons;
 - game and match end, from the engine's :class:`~engine.match.MatchState`;
-- teach mode (``teach=True``): after each roll it asks for a hint with a ``hint-wanted``
-  event; whoever runs it (the :class:`~bgboard.table.Table`) asks the hint engine and answers
+- teach mode (``teach=True``): after each roll it asks for a hint with a ``hint``
+  :class:`~bgboard.events.Request` on :attr:`Controller.requests`, a channel of its own beside
+  the events; whoever runs it (the :class:`~bgboard.table.Table`) asks the hint engine and answers
   with :meth:`Controller.on_hint`. The best play then lights up (from-points blue, to-points
   blinking green) until the move is recorded, counts as a prior when the move is judged
   (:data:`~bgboard.explain.HINT_PRIOR`), and the move recorded gets gnubg's verdict
@@ -33,7 +34,7 @@ check: "done" confirms the best legal result, :meth:`Controller.correct` gives t
 recorded with source ``correction``.
 
 Against gnubg (``gnubg=`` the engine player it plays): whenever gnubg must act the controller
-asks with a ``gnubg-wanted`` event, answered through :meth:`Controller.on_gnubg_move`,
+asks with a ``gnubg`` request (:meth:`Controller.ask_gnubg`), answered through :meth:`Controller.on_gnubg_move`,
 :meth:`~Controller.on_gnubg_double`, :meth:`~Controller.on_gnubg_take` and
 :meth:`~Controller.on_gnubg_resign`. Its doubles, takes, drops and answers to a resignation are
 recorded at once (source ``gnubg``) and said; the players roll real dice for it; its move lights
@@ -50,7 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from bgboard.events import Event, number
+from bgboard.events import Event, EventKind, Request, number
 from bgboard.explain import CLEAR, HINT_PRIOR, Candidate, Explanation, explain, reading_position
 from engine.dice import Dice
 from engine.errors import BackgammonError
@@ -59,6 +60,7 @@ from engine.judge import Judgement, judge, partial_positions
 from engine.match import (
     AcceptResign,
     Action,
+    Beaver,
     Double,
     Drop,
     MatchState,
@@ -142,7 +144,7 @@ class Controller:
 
     In the events' fields players are numbered as people number them: ``"player": 1`` is the
     first of ``names`` (engine index 0), 2 the second; so are ``on_roll`` and ``winner``.
-    :param teach: ask for a hint after every roll (a ``hint-wanted`` event), show it, use it as
+    :param teach: ask for a hint after every roll (a ``hint`` request), show it, use it as
         a prior, and give feedback on each move against it.
     :param gnubg: the engine player (0 or 1) gnubg plays, or ``None`` when people play both sides.
     """
@@ -170,6 +172,9 @@ class Controller:
         self._gnubg_move: tuple[MatchState, Play, Position] | None = None
         # The state gnubg was last asked about: asked once per state, whatever the answer.
         self._gnubg_asked: MatchState | None = None
+        #: What the controller needs from whoever runs it (a hint, gnubg's action), in order,
+        #: until taken (:meth:`take_requests`): not news for the players, so not events.
+        self.requests: list[Request] = []
         # Where the players refused gnubg's resignation: it plays on from there.
         self._gnubg_refused: MatchState | None = None
         #: gnubg answers for its side; set ``False`` by whoever asks it while it cannot (the
@@ -283,7 +288,7 @@ class Controller:
         if reading.occluded:
             return self.on_motion(t)
         self._last_reading = reading
-        events = self.gnubg_wanted() + self._cube(reading)
+        events = self.ask_gnubg() + self._cube(reading)
         phase = self.state.phase
         if phase in (Phase.OPENING, Phase.GAME_OVER):
             events += self._opening(reading, t)
@@ -304,7 +309,7 @@ class Controller:
         phase = self.state.phase
         reading = self._last_reading
         if reading is None or reading.occluded:
-            return self.gnubg_wanted()
+            return self.ask_gnubg()
         if phase in (Phase.OPENING, Phase.GAME_OVER):
             return self._opening(reading, t)
         if phase is Phase.ROLL:
@@ -752,7 +757,7 @@ class Controller:
         if feedback is not None:
             events.append(feedback)
         if self._teaching(after):
-            events.append(self._hint_wanted(asked=False))
+            self._want(self._hint_request(asked=False))
         if after.is_over() and after.last_result is not None:
             result = after.last_result
             score = {"score": list(after.score), "winner": number(result.winner), "points": result.points}
@@ -769,7 +774,7 @@ class Controller:
                 )
             elif after.crawford:
                 events.append(Event("crawford", "the next game is the Crawford game: no doubling"))
-        return events + self.gnubg_wanted()
+        return events + self.ask_gnubg()
 
     def _undo(self, source: str) -> list[Event]:
         if not self._history:
@@ -779,10 +784,10 @@ class Controller:
         phase = self.state.phase.value
         events = [Event("undo", f"taken back: now {phase}", {"phase": phase}, source=source, undo=1)]
         if self._teaching(self.state):
-            events.append(self._hint_wanted(asked=False))
+            self._want(self._hint_request(asked=False))
         # Taken back to where gnubg acts: it is asked again (its noise is the same for a position).
         self._gnubg_asked = None
-        return events + self.gnubg_wanted()
+        return events + self.ask_gnubg()
 
     # -- gnubg at the board -------------------------------------------------------------------
 
@@ -793,10 +798,11 @@ class Controller:
     def _name(self, player: int | None) -> str:
         return "" if player is None else self.names[player]
 
-    def gnubg_wanted(self) -> list[Event]:
-        """A ``gnubg-wanted`` event if gnubg must act now and was not asked in this state.
+    def ask_gnubg(self) -> list[Event]:
+        """Ask for gnubg's action (a ``gnubg`` :class:`~bgboard.events.Request` on
+        :attr:`requests`) if gnubg must act now and was not asked in this state.
 
-        Its fields say what is wanted: ``move`` (its play for the roll), ``double`` (whether
+        The request's fields say what is wanted: ``move`` (its play for the roll), ``double`` (whether
         it doubles before its roll), ``take`` (its answer to a double) or ``resign`` (its
         answer to a resignation). Before a roll on which gnubg cannot double, the players are
         told to roll for it instead.
@@ -811,15 +817,15 @@ class Controller:
         fields: dict[str, Any] = {"gnubgid": state.gnubg_id(), "player": number(player), "may_resign": not refused}
         name = self._name(player)
         if state.phase is Phase.MOVE:
-            return [Event("gnubg-wanted", f"asking {name} for its move", {**fields, "wanted": "move"})]
+            return self._want(Request("gnubg", f"asking {name} for its move", {**fields, "wanted": "move"}))
         if state.phase is Phase.ROLL:
             if not state.can_double():
                 return [Event("gnubg-roll", f"roll the dice for {name}", {"player": number(player)})]
-            return [Event("gnubg-wanted", f"asking {name} whether it doubles", {**fields, "wanted": "double"})]
+            return self._want(Request("gnubg", f"asking {name} whether it doubles", {**fields, "wanted": "double"}))
         if state.phase is Phase.DOUBLED and not state.beavered:
-            return [Event("gnubg-wanted", f"asking {name} to take or drop", {**fields, "wanted": "take"})]
+            return self._want(Request("gnubg", f"asking {name} to take or drop", {**fields, "wanted": "take"}))
         if state.phase is Phase.RESIGNED:
-            return [Event("gnubg-wanted", f"asking {name} about the resignation", {**fields, "wanted": "resign"})]
+            return self._want(Request("gnubg", f"asking {name} about the resignation", {**fields, "wanted": "resign"}))
         return []
 
     def _gnubg_now(self, gnubgid: str, phase: Phase) -> bool:
@@ -950,25 +956,35 @@ class Controller:
             # The hint shown goes with it: nothing is lit or said of it any more.
             self._hint = None
         elif self._teaching(self.state):
-            events.append(self._hint_wanted(asked=False))
+            self._want(self._hint_request(asked=False))
         return events
 
     def _hint_button(self) -> list[Event]:
         """The hint button: plays during a move; cube advice before a roll or when doubled."""
         state = self.state
         if state.phase is Phase.MOVE:
-            return [self._hint_wanted(asked=True)]
+            return self._want(self._hint_request(asked=True))
         if state.phase in (Phase.ROLL, Phase.DOUBLED):
             try:
                 state_to_double(state)
             except HintError as exc:
                 # Not the engine's failure: there is simply no cube decision (Crawford, cube owned...).
                 return [Event("refused", f"{exc}: roll", {"phase": state.phase.value})]
-            return [self._hint_wanted(asked=True)]
+            return self._want(self._hint_request(asked=True))
         return [Event("refused", f"no hint now: the match waits for the {state.phase.value}")]
 
-    def _hint_wanted(self, *, asked: bool) -> Event:
-        """Ask whoever runs the controller for a hint on the state as it stands.
+    def _want(self, request: Request) -> list[Event]:
+        """Put ``request`` on :attr:`requests`, for whoever runs the controller; no event."""
+        self.requests.append(request)
+        return []
+
+    def take_requests(self) -> list[Request]:
+        """The requests made since the last call, in order, taken off :attr:`requests`."""
+        taken, self.requests = self.requests, []
+        return taken
+
+    def _hint_request(self, *, asked: bool) -> Request:
+        """A request for a hint on the state as it stands.
 
         ``asked``: the players pressed the hint button (else teach mode asks after a roll).
         """
@@ -983,7 +999,7 @@ class Controller:
             "asked": asked,
         }
         text = "asking gnubg for the best play" if wanted == "plays" else "asking gnubg for cube advice"
-        return Event("hint-wanted", text, fields)
+        return Request("hint", text, fields)
 
     def on_hint(self, gnubgid: str, plays: Sequence[RankedPlay], t: float) -> list[Event]:
         """The hint engine's ranked plays (best first) for the state ``gnubgid`` names.
@@ -1053,7 +1069,7 @@ class Controller:
 
 def _describe(
     before: MatchState, action: Action, after: MatchState, names: tuple[str, str]
-) -> tuple[str, str, dict[str, Any]]:
+) -> tuple[EventKind, str, dict[str, Any]]:
     """The event kind, the words and the fields for a recorded action."""
     player = before.turn
     who = "" if player is None else f"{names[player]} "
@@ -1079,9 +1095,10 @@ def _describe(
             return "drop", f"{who}drops", {}
         case Resign(points):
             return "resign", f"{who}offers to resign ({points} per cube)", {"points": points}
-        # The answers to a resignation are named as the store names them (bgboard.store.KINDS).
         case AcceptResign():
-            return "accept_resign", f"{who}accepts the resignation", {}
+            return "accept-resign", f"{who}accepts the resignation", {}
         case RejectResign():
-            return "reject_resign", f"{who}refuses the resignation: play on", {}
-    return type(action).__name__.lower(), f"{who}{type(action).__name__}", {}
+            return "reject-resign", f"{who}refuses the resignation: play on", {}
+        case Beaver():
+            return "beaver", f"{who}beavers", {}
+    raise AssertionError(f"an action of no known kind: {action!r}")

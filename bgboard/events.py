@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TextIO, get_args
 
 from engine.match import Action
 
@@ -54,16 +54,94 @@ def number(player: int | None) -> int | None:
     return None if player is None else player + 1
 
 
+#: Every kind of event, spelt one way (words joined by ``-``). An :class:`Event` of another
+#: kind is refused when it is made, so a misspelt kind fails its first test, not a page.
+EventKind = Literal[
+    # The match, as recorded (an action each).
+    "opening-roll",
+    "roll",
+    "move",
+    "double",
+    "take",
+    "drop",
+    "beaver",
+    "resign",
+    "accept-resign",
+    "reject-resign",
+    # What the referee makes of the board.
+    "opening-tie",
+    "re-roll",
+    "illegal",
+    "legal-now",
+    "not-moved",
+    "put-back",
+    "please-check",
+    "noted",
+    "refused",
+    "unknown",
+    "undo",
+    "correction",
+    "crawford",
+    "game-over",
+    "match-over",
+    "not-calibrated",
+    # Teach mode and gnubg at the table.
+    "hint",
+    "cube-hint",
+    "feedback",
+    "hint-unavailable",
+    "teach",
+    "gnubg",
+    "gnubg-roll",
+    "gnubg-move",
+    "gnubg-cube",
+    "gnubg-resigns",
+    "gnubg-unavailable",
+    "not-gnubgs-move",
+    "analysis",
+    # The referee's own news: the camera, the LEDs, the page, the hall.
+    "started",
+    "resumed",
+    "settings-kept",
+    "in-progress",
+    "set-up",
+    "camera-lost",
+    "camera-back",
+    "calibrate",
+    "calibrated",
+    "leds",
+    "leds-connected",
+    "leds-lost",
+    "leds-back",
+    "firmware-leds",
+    "web",
+    "web-open",
+    "publishing",
+    "published",
+    "hall-connected",
+    "hall-lost",
+    "tournament",
+    "export",
+    "stopped",
+    # The demo: its players and its figures.
+    "demo",
+    "players",
+    "summary",
+    "exported",
+]
+#: The kinds, as a set.
+EVENT_KINDS: Final = frozenset(get_args(EventKind))
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """Something to tell the players, and perhaps to store.
 
-    :ivar kind: what happened, e.g. ``roll``, ``re-roll``, ``move``, ``illegal``, ``please-check``;
-        in teach mode also ``hint-wanted`` (a request to whoever runs the controller, answered
-        with :meth:`~bgboard.controller.Controller.on_hint` or
-        :meth:`~bgboard.controller.Controller.on_cube_hint`, not for the players), ``hint``,
-        ``cube-hint`` and ``feedback``; the table adds ``hint-unavailable``, the referee its
-        news (``started``, ``camera-lost``, ``leds-back``, ``stopped``...).
+    :ivar kind: what happened (:data:`EventKind`), e.g. ``roll``, ``re-roll``, ``move``,
+        ``illegal``, ``please-check``; in teach mode also ``hint``, ``cube-hint`` and
+        ``feedback``; the table adds ``hint-unavailable``, the referee its news (``started``,
+        ``camera-lost``, ``leds-back``, ``stopped``...). What the controller asks of whoever
+        runs it is a :class:`Request`, not an event.
     :ivar text: in players' words, for the console.
     :ivar fields: JSON-ready details (dice, marks, reasons, score...).
     :ivar action: the engine action to store, if any.
@@ -77,7 +155,7 @@ class Event:
         ``None`` until the table stamps it, and for lines outside play.
     """
 
-    kind: str
+    kind: EventKind
     text: str
     fields: dict[str, Any] = field(default_factory=dict)
     action: Action | None = None
@@ -87,6 +165,10 @@ class Event:
     undo: int = 0
     verdict: str | None = None
     t: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in EVENT_KINDS:
+            raise ValueError(f"{self.kind!r} is not an event kind (bgboard.events.EventKind)")
 
     def at(self, t: float | None) -> Event:
         """This event stamped with the time ``t``; an event already stamped keeps its time."""
@@ -110,6 +192,29 @@ class Event:
             out["verdict"] = self.verdict
         out["t"] = None if self.t is None else round(self.t, 2)
         return out
+
+
+#: What a :class:`Request` asks for: gnubg's hint, or gnubg's own action when it plays a side.
+RequestKind = Literal["hint", "gnubg"]
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """Something the controller needs from whoever runs it, not news for the players: a hint
+    (teach mode, the hint button), answered with
+    :meth:`~bgboard.controller.Controller.on_hint` or
+    :meth:`~bgboard.controller.Controller.on_cube_hint`; or gnubg's action when it plays a side
+    (:meth:`~bgboard.controller.Controller.ask_gnubg`). Requests travel apart from the events
+    (:attr:`~bgboard.controller.Controller.requests`); the table answers them.
+
+    :ivar kind: ``hint`` or ``gnubg``.
+    :ivar text: what is asked, in words (for a log).
+    :ivar fields: what the answer needs: ``gnubgid`` (the state asked about), ``wanted``...
+    """
+
+    kind: RequestKind
+    text: str
+    fields: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

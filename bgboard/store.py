@@ -42,7 +42,7 @@ bgboard's):
 ``outbox_matches``, ``outbox`` (version 2)
     the hall publisher's outbox: the matches published under a table name, and each of their
     actions with its ``seq`` for that table (1, 2, ...) and ``acked`` (UTC, when the broker
-    acknowledged it; NULL until then). See :meth:`MatchStore.outbox_fill`.
+    acknowledged it; NULL until then). See :mod:`bgboard.hall.outbox`.
 ``actions``
     ``id``, ``match``, ``game``, ``seq`` (1, 2, ... within the match), ``time`` (UTC, ISO 8601
     with milliseconds), ``player`` (who acted; NULL for the opening roll, which both make),
@@ -83,24 +83,10 @@ from typing import Any, Final
 from bgboard.errors import NewerStoreError, NotAStoreError, StoreError, StoreInputError, UnknownMatchError
 from engine.dice import Dice
 from engine.errors import BackgammonError
-from engine.match import (
-    AcceptResign,
-    Action,
-    Beaver,
-    Double,
-    Drop,
-    GameEnd,
-    GameResult,
-    MatchOptions,
-    MatchState,
-    Move,
-    OpeningRoll,
-    Phase,
-    RejectResign,
-    Resign,
-    Roll,
-    Take,
-)
+from engine.match import AcceptResign, Action, Beaver, Double, Drop, GameEnd, GameResult, MatchOptions, MatchState
+
+# isort: split
+from engine.match import Move, OpeningRoll, Phase, RejectResign, Resign, Roll, Take
 from engine.movegen import legal_plays
 from engine.play import Play
 from engine.position import Position
@@ -203,7 +189,7 @@ _SCHEMA: Final = (
     _FRAMES_TABLE,
 )
 
-#: Version 2: the outbox of the hall publisher (:mod:`bgboard.publish`). ``outbox_matches``
+#: Version 2: the outbox of the hall publisher (:mod:`bgboard.hall.publish`). ``outbox_matches``
 #: names the matches published under a table; ``outbox`` gives each of their actions the
 #: table's sequence number (1, 2, ... per table name) and, once the broker has it, ``acked``.
 _OUTBOX: Final = (
@@ -828,6 +814,18 @@ class MatchStore:
             finally:
                 self._db.execute("COMMIT")
 
+    @contextmanager
+    def connection(self, *, write: bool) -> Iterator[sqlite3.Connection]:
+        """The store's database under its lock, for the tables another part keeps in the store's
+        file (the hall's outbox, :mod:`bgboard.hall.outbox`): in one write transaction when
+        ``write`` (errors as :class:`StoreError`), else one snapshot for reads."""
+        if write:
+            with self._transaction() as db:
+                yield db
+        else:
+            with self._reading():
+                yield self._db
+
     def _pragma(self, name: str) -> Any:
         with self._lock:
             return self._db.execute(f"PRAGMA {name}").fetchone()[0]
@@ -851,6 +849,13 @@ class MatchStore:
         """SQLite's full ``integrity_check``: ``["ok"]`` for a sound file."""
         with self._lock:
             return [row[0] for row in self._db.execute("PRAGMA integrity_check")]
+
+    def time_text(self, at: datetime | None = None) -> str:
+        """``at`` (default: the store's clock now) as the store writes times.
+
+        :raises StoreInputError: ``at`` has no time zone.
+        """
+        return self._now(at)
 
     def _now(self, at: datetime | None) -> str:
         moment = at if at is not None else self._clock()
@@ -1423,108 +1428,6 @@ class MatchStore:
             else GameResult(row["winner"], row["points"], row["kind"], GameEnd(row["ended"]), row["cube"])
             for row in rows
         ]
-
-    # -- the outbox (bgboard.publish) ----------------------------------------------------------
-
-    def outbox_add_match(self, table: str, match_id: int) -> None:
-        """Publish the actions of match ``match_id`` under ``table`` (those stored already too).
-
-        :raises UnknownMatchError: there is no such match.
-        """
-        with self._transaction() as db:
-            self._match_row(match_id)
-            db.execute("INSERT OR IGNORE INTO outbox_matches (table_name, match) VALUES (?, ?)", (table, match_id))
-
-    def outbox_fill(self, table: str) -> int:
-        """Give the table's sequence numbers to the actions not yet in its outbox, in the order
-        they were stored; returns how many were added.
-
-        Every row of a published match counts, undo rows included: the hall keeps what the
-        board keeps.
-        """
-        with self._transaction() as db:
-            last = db.execute("SELECT coalesce(max(seq), 0) FROM outbox WHERE table_name = ?", (table,)).fetchone()[0]
-            rows = db.execute(
-                "SELECT a.id FROM actions a JOIN outbox_matches m ON m.match = a.match AND m.table_name = ?"
-                " WHERE a.id NOT IN (SELECT action FROM outbox WHERE table_name = ?) ORDER BY a.id",
-                (table, table),
-            ).fetchall()
-            db.executemany(
-                "INSERT INTO outbox (table_name, seq, action) VALUES (?, ?, ?)",
-                [(table, last + n, row[0]) for n, row in enumerate(rows, 1)],
-            )
-        return len(rows)
-
-    def outbox_pending(self, table: str, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
-        """The table's actions the broker has not acknowledged, with ``seq`` above ``after``, in
-        order: each a JSON-ready dict (the message :mod:`bgboard.publish` sends)."""
-        return self._outbox_rows(table, "AND o.acked IS NULL AND o.seq > ? ORDER BY o.seq LIMIT ?", (after, limit))
-
-    def outbox_messages(self, table: str) -> list[dict[str, Any]]:
-        """Every action in the table's outbox, acknowledged or not, in order (as sent)."""
-        return self._outbox_rows(table, "ORDER BY o.seq", ())
-
-    def _outbox_rows(self, table: str, where: str, values: tuple[Any, ...]) -> list[dict[str, Any]]:
-        with self._reading():
-            rows = self._db.execute(
-                "SELECT o.seq AS table_seq, a.*, m.player0, m.player1, m.length FROM outbox o"
-                " JOIN actions a ON a.id = o.action JOIN matches m ON m.id = a.match"
-                f" WHERE o.table_name = ? {where}",
-                (table, *values),
-            ).fetchall()
-        return [_outbox_message(table, row) for row in rows]
-
-    def outbox_acked(self, table: str, seqs: Iterable[int], at: datetime | None = None) -> None:
-        """Note that the broker acknowledged the table's actions ``seqs``."""
-        when = self._now(at)
-        with self._transaction() as db:
-            db.executemany(
-                "UPDATE outbox SET acked = ? WHERE table_name = ? AND seq = ? AND acked IS NULL",
-                [(when, table, seq) for seq in seqs],
-            )
-
-    def outbox_resend(self, table: str, first: int) -> int:
-        """Send the table's actions from ``first`` on again (the hall misses them); how many."""
-        with self._transaction() as db:
-            cursor = db.execute(
-                "UPDATE outbox SET acked = NULL WHERE table_name = ? AND seq >= ? AND acked IS NOT NULL", (table, first)
-            )
-        return cursor.rowcount
-
-    def outbox_counts(self, table: str) -> tuple[int, int]:
-        """``(actions in the table's outbox, of which the broker acknowledged)``."""
-        with self._reading():
-            row = self._db.execute(
-                "SELECT count(*), count(acked) FROM outbox WHERE table_name = ?", (table,)
-            ).fetchone()
-        return int(row[0]), int(row[1])
-
-
-def _outbox_message(table: str, row: sqlite3.Row) -> dict[str, Any]:
-    """One outbox row as the action message of ``bgboard/v1/tables/NAME/actions``."""
-    return {
-        "v": 1,
-        "table": table,
-        "seq": row["table_seq"],
-        "match": row["match"],
-        "game": row["game"],
-        "match_seq": row["seq"],
-        "time": row["time"],
-        "players": [row["player0"], row["player1"]],
-        "length": row["length"],
-        "player": row["player"],
-        "kind": row["kind"],
-        "dice": None if row["dice"] is None else [int(ch) for ch in row["dice"]],
-        "play": row["play"],
-        "cube": row["cube"],
-        "resign": row["resign"],
-        "undoes": row["undoes"],
-        "gnubgid_before": row["gnubgid_before"],
-        "gnubgid_after": row["gnubgid_after"],
-        "source": row["source"],
-        "confidence": row["confidence"],
-        "note": row["note"],
-    }
 
 
 def match_id_of(store: MatchStore, text: str) -> int:

@@ -7,7 +7,7 @@ the :class:`~bgboard.controller.Controller` turns readings, buttons and commands
 and each batch of events, stamped with its time, goes to the table's sinks
 (:mod:`bgboard.events`: the console, the match store...) and then the LED panel.
 
-With a hint engine (teach mode), the controller's ``hint-wanted`` events are answered here, at
+With a hint engine (teach mode), the controller's ``hint`` requests are answered here, at
 once and in the same thread: the engine is asked (every play for a move, the cube advice before
 a roll) and its answer goes back to the controller, whose events are handled like any others.
 gnubg answers a 0-ply request in about 10 ms, so the camera does not wait long. If the engine
@@ -41,7 +41,7 @@ import numpy as np
 from bgboard.config import Config
 from bgboard.controller import Controller
 from bgboard.errors import SetupError
-from bgboard.events import Event, EventSink, Sinks, StoreSink
+from bgboard.events import Event, EventSink, Request, Sinks, StoreSink
 from bgboard.store import MatchStore, StoreError
 from engine.hints import HintEngine, HintError, check_ply
 from engine.match import MatchState, Phase
@@ -154,11 +154,11 @@ class Table:
     :param agree: still readings that must agree before one is passed on; 1 reads each still
         period once, more fuses several frames with a :class:`~vision.stabiliser.Stabiliser`.
     :param clock: the processing clock for :class:`TableStats` (seconds).
-    :param hints: answers the controller's ``hint-wanted`` events (teach mode, the hint
+    :param hints: answers the controller's ``hint`` requests (teach mode, the hint
         button); ``None``: a hint asked for is said to be unavailable.
     :param hint_ply: the hint engine's search depth.
     :param opponent: plays the side the controller's ``gnubg`` names (:mod:`engine.opponent`),
-        answering its ``gnubg-wanted`` events; ``None``: people play both sides.
+        answering its ``gnubg`` requests; ``None``: people play both sides.
     :param settle: seconds of stillness for the gate :meth:`use_reader` makes when the table has
         none yet (default: the given gate's).
     :raises ValueError: ``agree`` below 1, or a bad ``hint_ply``.
@@ -213,9 +213,10 @@ class Table:
         self._period: tuple[float, float] | None = None
         self.last_gate: GateState | None = None
         self.last_reading: BoardReading | None = None
-        #: The hall's tournament mode: the status light says it (hints are turned off by
-        #: whoever runs the table).
+        #: The hall's tournament mode (:meth:`set_tournament`): no hints, the status light says it.
         self.tournament = False
+        # The hint engine put aside while tournament mode lasts.
+        self._hints_kept: HintEngine | None = None
         #: The latest still frame whose reading reached the controller, and that reading (kept
         #: through motion: what the live page's camera view shows).
         self.last_still: tuple[np.ndarray, BoardReading] | None = None
@@ -389,6 +390,25 @@ class Table:
         (the referee's camera and LEDs, the demo's players), stamped with ``t`` if given."""
         self.sinks(event.at(t))
 
+    def set_tournament(self, on: bool, t: float | None = None) -> list[Event]:
+        """The hall's tournament mode, on or off: no hints while it lasts (tournament rules
+        forbid electronic aids), the status light says it, and the hints come back after.
+        Returns what was said (nothing when the mode was already so)."""
+        if on == self.tournament:
+            return []
+        self.tournament = on
+        if on:
+            self._hints_kept, self.hints = self.hints, None
+            self.controller.teach = False
+            event = Event("tournament", "tournament mode (the hall's order): hints are off", {"tournament": True})
+        else:
+            self.hints, self._hints_kept = self._hints_kept, None
+            self.controller.teach = self.hints is not None
+            event = Event("tournament", "tournament mode is over (the hall's order)", {"tournament": False})
+        self.say(event, t)
+        self.show()
+        return [event]
+
     def show(self) -> bool:
         """Show the controller's scene if it differs from the one showing; whether it changed.
 
@@ -433,28 +453,24 @@ class Table:
     def start(self, t: float) -> list[Event]:
         """Ask gnubg for what it must do as the match stands (a resumed match where it is to
         act), deliver the events and show the scene."""
-        return self._handle(self._answer_hints(self.controller.gnubg_wanted(), t), t)[0]
+        return self._handle(self._answer_hints(self.controller.ask_gnubg(), t), t)[0]
 
     def _answer_hints(self, events: list[Event], t: float) -> list[Event]:
-        """``events`` with each ``hint-wanted`` and ``gnubg-wanted`` replaced by what answering
-        it caused (which may ask again: gnubg's drop ends a game, its double waits for the
-        other side)."""
-        wanted = ("hint-wanted", "gnubg-wanted")
+        """``events``, then what answering the controller's requests caused (which may ask
+        again: gnubg's drop ends a game, its double waits for the other side)."""
         for _ in range(8):
-            if not any(event.kind in wanted for event in events):
+            requests = self.controller.take_requests()
+            if not requests:
                 return events
-            out: list[Event] = []
-            for event in events:
-                if event.kind == "hint-wanted":
-                    out += self._answer_hint(event, t)
-                elif event.kind == "gnubg-wanted":
-                    out += self._answer_gnubg(event, t)
+            for request in requests:
+                if request.kind == "hint":
+                    events = events + self._answer_hint(request, t)
                 else:
-                    out.append(event)
-            events = out
-        return [event for event in events if event.kind not in wanted]
+                    events = events + self._answer_gnubg(request, t)
+        self.controller.take_requests()
+        return events
 
-    def _answer_gnubg(self, wanted: Event, t: float) -> list[Event]:
+    def _answer_gnubg(self, wanted: Request, t: float) -> list[Event]:
         """Ask the opponent what ``wanted`` asks and give the answer to the controller."""
         gnubgid = str(wanted.fields.get("gnubgid"))
         state = self.controller.state
@@ -494,7 +510,7 @@ class Table:
         text = f"gnubg gave no answer ({reason}): play its side for it, or restart"
         return [Event("gnubg-unavailable", text, {"reason": reason})]
 
-    def _answer_hint(self, wanted: Event, t: float) -> list[Event]:
+    def _answer_hint(self, wanted: Request, t: float) -> list[Event]:
         """Ask the hint engine what ``wanted`` asks and give the answer to the controller."""
         asked = bool(wanted.fields.get("asked"))
         gnubgid = str(wanted.fields.get("gnubgid"))

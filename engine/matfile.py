@@ -54,23 +54,10 @@ from engine.errors import (
     InvalidNotationError,
     NoSuchPlayError,
 )
-from engine.match import (
-    AcceptResign,
-    Action,
-    Beaver,
-    Double,
-    Drop,
-    GameEnd,
-    GameResult,
-    MatchOptions,
-    MatchState,
-    Move,
-    OpeningRoll,
-    Phase,
-    Resign,
-    Roll,
-    Take,
-)
+from engine.match import AcceptResign, Action, Beaver, Double, Drop, GameEnd, GameResult, MatchOptions
+
+# isort: split
+from engine.match import MatchState, Move, OpeningRoll, Phase, Resign, Roll, Take
 from engine.movegen import LegalPlays, legal_plays
 from engine.play import Play, Step, parse_steps
 from engine.position import BAR, OFF, Position

@@ -17,7 +17,8 @@ True
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import ClassVar, Self
 
 from firmware_bridge import protocol
 from firmware_bridge.framing import Frame
@@ -294,21 +295,33 @@ class Pong:
 
 
 @dataclass(frozen=True, slots=True)
-class Ack:
-    """A request applied (or recognised as a resend of the one applied last)."""
+class _TwoBytes:
+    """A reply whose payload is two bytes, each a field in order (ACK and NAK)."""
 
-    type: int
-    status: int
+    #: The reply's name in errors, and its payload's size.
+    NAME: ClassVar[str]
+    SIZE: ClassVar[int]
 
     @classmethod
-    def parse(cls, payload: bytes) -> Ack:
-        """From an ACK payload; raises :class:`MessageError` on a wrong length."""
-        _check_size("ACK", payload, protocol.ACK_SIZE)
-        return cls(payload[0], payload[1])
+    def parse(cls, payload: bytes) -> Self:
+        """From the reply's payload; raises :class:`MessageError` on a wrong length."""
+        _check_size(cls.NAME, payload, cls.SIZE)
+        return cls(payload[0], payload[1])  # type: ignore[call-arg]
 
     def encode(self) -> bytes:
         """The payload again (for fakes and tests)."""
-        return bytes((self.type, self.status))
+        return bytes(getattr(self, f.name) for f in fields(self))
+
+
+@dataclass(frozen=True, slots=True)
+class Ack(_TwoBytes):
+    """A request applied (or recognised as a resend of the one applied last)."""
+
+    NAME: ClassVar[str] = "ACK"
+    SIZE: ClassVar[int] = protocol.ACK_SIZE
+
+    type: int
+    status: int
 
     @property
     def duplicate(self) -> bool:
@@ -317,21 +330,14 @@ class Ack:
 
 
 @dataclass(frozen=True, slots=True)
-class Nak:
+class Nak(_TwoBytes):
     """A request refused; ``type`` is 0xFF when the frame could not be read."""
+
+    NAME: ClassVar[str] = "NAK"
+    SIZE: ClassVar[int] = protocol.NAK_SIZE
 
     reason: int
     type: int
-
-    @classmethod
-    def parse(cls, payload: bytes) -> Nak:
-        """From a NAK payload; raises :class:`MessageError` on a wrong length."""
-        _check_size("NAK", payload, protocol.NAK_SIZE)
-        return cls(payload[0], payload[1])
-
-    def encode(self) -> bytes:
-        """The payload again (for fakes and tests)."""
-        return bytes((self.reason, self.type))
 
     @property
     def reason_name(self) -> str:

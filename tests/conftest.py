@@ -90,7 +90,7 @@ def referee_calls(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, dict[str, 
     calls: list[tuple[Any, dict[str, object]]] = []
 
     class Recorder:
-        def __init__(self, config: Any, **options: object) -> None:
+        def __init__(self, config: Any, **options: Any) -> None:
             calls.append((config, options))
 
         def run(self, stop: threading.Event) -> int:

@@ -164,3 +164,64 @@ def test_the_command_line_prints_an_application_error_on_one_line(capsys: pytest
     assert main(["analyse", "--store", str(ROOT / "no-such-store.sqlite3"), "1"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("bgboard: error: ") and err.count("\n") == 1 and "Traceback" not in err
+
+
+#: The application's rooms: each a subpackage the table's own modules never import.
+ROOMS = ("web", "hall", "sim", "cli")
+#: The table's own modules, kept flat in ``bgboard/``: they run a table without a page, a hall
+#: or a simulation, and the rooms build on them.
+CORE = {
+    "analyse",
+    "camera",
+    "config",
+    "controller",
+    "doctor",
+    "errors",
+    "events",
+    "explain",
+    "hint",
+    "referee",
+    "replay",
+    "session",
+    "store",
+    "table",
+}
+
+
+def _bgboard_imports(path: Path) -> set[str]:
+    """The ``bgboard`` modules ``path`` imports, as dotted names below ``bgboard``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names if alias.name.startswith("bgboard."))
+        elif (
+            isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.startswith("bgboard.")
+        ):
+            names.add(node.module)
+    return {name.removeprefix("bgboard.") for name in names}
+
+
+def test_bgboard_is_its_core_modules_and_its_rooms() -> None:
+    flat = {p.stem for p in (ROOT / "bgboard").glob("*.py")} - {"__init__", "__main__"}
+    rooms = {p.name for p in (ROOT / "bgboard").iterdir() if (p / "__init__.py").exists()}
+    assert flat == CORE, f"modules beside the core: {sorted(flat - CORE)}; missing: {sorted(CORE - flat)}"
+    assert rooms == set(ROOMS)
+    for room in ROOMS:
+        doc = ast.get_docstring(ast.parse((ROOT / "bgboard" / room / "__init__.py").read_text(encoding="utf-8")))
+        assert doc and len(doc.splitlines()) >= 3, f"bgboard/{room}/__init__.py says what it offers"
+
+
+def test_the_core_never_imports_the_web_the_hall_or_the_simulation() -> None:
+    for name in sorted(CORE):
+        path = ROOT / "bgboard" / f"{name}.py"
+        rooms = {imported.split(".")[0] for imported in _bgboard_imports(path)} & set(ROOMS)
+        assert not rooms, f"bgboard/{name}.py imports bgboard.{sorted(rooms)}"
+
+
+def test_the_rooms_do_not_import_the_command_line() -> None:
+    for room in ("web", "hall", "sim"):
+        for path in (ROOT / "bgboard" / room).rglob("*.py"):
+            assert not any(name == "cli" or name.startswith("cli.") for name in _bgboard_imports(path)), (
+                f"{path.relative_to(ROOT)} imports the command line"
+            )

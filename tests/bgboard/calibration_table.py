@@ -15,12 +15,11 @@ import time
 from pathlib import Path
 
 import numpy as np
-from rendered_table import CAMERA, START, STEP, STYLE, frame, opening_frames
+from rendered_table import CAMERA, START, STEP, STYLE, frame, make_referee, opening_frames
 
 from bgboard.config import Config
-from bgboard.referee import Referee
 from bgboard.store import MatchStore
-from bgboard.webserver import Bind
+from bgboard.web.server import Bind
 from vision.frames import Frame
 from vision.render import Scene, render
 
@@ -81,7 +80,7 @@ class Running:
         self.out = io.StringIO()
         self.camera = camera
         self.config = config
-        self.referee = Referee(
+        self.referee = make_referee(
             config,
             out=self.out,
             json_lines=True,

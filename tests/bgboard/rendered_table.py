@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 
@@ -19,6 +20,11 @@ from engine.position import Position
 from vision.calibration import calibrate
 from vision.frames import Frame
 from vision.render import STYLES, Camera, DieSpec, Lighting, Scene, render
+
+if TYPE_CHECKING:
+    from bgboard.hall.topics import BrokerUrl
+    from bgboard.referee import Referee
+    from bgboard.web.server import Bind
 
 START = tuple(Position.STARTING.to_absolute(1)[0])
 STYLE = STYLES["classic"]
@@ -125,3 +131,29 @@ class Cameras:
             # Every planned opening is used up: a camera that never sends anything.
             return FakeCamera(url, [], then="stall")
         return self.cameras.pop(0)
+
+
+def make_referee(
+    config: Config,
+    *,
+    out: TextIO,
+    web: Bind | None = None,
+    publish: BrokerUrl | None = None,
+    table_name: str = "",
+    against: tuple[str, int] | None = None,
+    **options: Any,
+) -> Referee:
+    """A :class:`~bgboard.referee.Referee` as ``bgboard referee`` builds one: the session's
+    attachments from ``web``, ``publish`` and ``against``, the rest its
+    :class:`~bgboard.referee.RefereeOptions`."""
+    from bgboard.hall.publish import Publishing
+    from bgboard.referee import Referee, RefereeOptions
+    from bgboard.session import SessionOptions
+    from bgboard.web.server import LivePage
+
+    session = SessionOptions(
+        against=against,
+        publish=None if publish is None else Publishing(publish, table_name),
+        page=None if web is None else LivePage(web),
+    )
+    return Referee(config, out=out, options=RefereeOptions(**options), session=session)

@@ -17,15 +17,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from rendered_table import START, Cameras, FakeCamera, frame, moved, opening_frames
+from rendered_table import START, Cameras, FakeCamera, frame, make_referee, moved, opening_frames
 from test_controller import ROLL_31, after, kinds, reading_of
 
 from bgboard.cli import main
 from bgboard.config import Config
 from bgboard.controller import Controller
-from bgboard.referee import Referee
 from bgboard.store import MatchStore
-from bgboard.web import WebHub
+from bgboard.web.hub import WebHub
 from engine.dice import Dice
 from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import (
@@ -55,8 +54,14 @@ def gnubgs_turn() -> MatchState:
     return MatchState.new_match(5).apply(OpeningRoll(1, 3))
 
 
-def wanted(events: list) -> list[str]:  # type: ignore[type-arg]
-    return [str(e.fields["wanted"]) for e in events if e.kind == "gnubg-wanted"]
+def wanted(c: Controller) -> list[str]:
+    """What the controller asked gnubg for since the last look."""
+    return [str(r.fields["wanted"]) for r in c.take_requests() if r.kind == "gnubg"]
+
+
+def asked(c: Controller) -> list[str]:
+    """The kinds of the requests the controller made since the last look."""
+    return [r.kind for r in c.take_requests()]
 
 
 # -- the controller ---------------------------------------------------------------------------
@@ -65,10 +70,13 @@ def wanted(events: list) -> list[str]:  # type: ignore[type-arg]
 def test_gnubg_is_asked_once_for_its_move_and_its_move_is_lit(gnubgs_turn: MatchState) -> None:
     c = Controller(gnubgs_turn, gnubg=1, names=("Ann", "gnubg"))
     before = reading_of(gnubgs_turn.position, 1, dice=ROLL_31)
-    events = c.on_reading(before, 0.0)
-    assert wanted(events) == ["move"]
-    assert events[0].fields["gnubgid"] == gnubgs_turn.gnubg_id() and events[0].fields["may_resign"] is True
-    assert wanted(c.on_reading(before, 0.2) + c.on_tick(0.4)) == []  # asked once per state
+    assert c.on_reading(before, 0.0) == []
+    [request] = c.take_requests()
+    assert request.kind == "gnubg" and request.fields["wanted"] == "move"
+    assert request.fields["gnubgid"] == gnubgs_turn.gnubg_id() and request.fields["may_resign"] is True
+    c.on_reading(before, 0.2)
+    c.on_tick(0.4)
+    assert wanted(c) == []  # asked once per state
     events = c.on_gnubg_move(gnubgs_turn.gnubg_id(), Play.parse("8/5 6/5"), 0.5)
     assert kinds(events) == ["gnubg-move"]
     assert events[0].text == "gnubg plays 8/5 6/5: move its checkers as the lights show"
@@ -129,9 +137,10 @@ def test_gnubgs_double_is_recorded_and_lit(gnubgs_turn: MatchState) -> None:
     state = gnubgs_turn.apply(Move(Play.parse("8/5 6/5"))).apply(Roll(Dice(6, 4)))
     c = Controller(state, gnubg=1, names=("Ann", "gnubg"))
     events = c.on_command("correct 24/18 13/9", 0.0)
-    assert kinds(events)[0] == "move" and wanted(events) == ["double"]
-    asked = next(e for e in events if e.kind == "gnubg-wanted")
-    events = c.on_gnubg_double(str(asked.fields["gnubgid"]), True, 0.1)
+    assert kinds(events)[0] == "move"
+    [request] = c.take_requests()
+    assert request.kind == "gnubg" and request.fields["wanted"] == "double"
+    events = c.on_gnubg_double(str(request.fields["gnubgid"]), True, 0.1)
     assert kinds(events) == ["double", "gnubg-cube"]
     assert events[0].source == "gnubg" and isinstance(events[0].action, Double)
     assert c.state.phase is Phase.DOUBLED
@@ -145,8 +154,9 @@ def test_gnubgs_double_is_recorded_and_lit(gnubgs_turn: MatchState) -> None:
 def test_no_double_says_roll_for_gnubg(gnubgs_turn: MatchState) -> None:
     state = gnubgs_turn.apply(Move(Play.parse("8/5 6/5"))).apply(Roll(Dice(6, 4)))
     c = Controller(state, gnubg=1, names=("Ann", "gnubg"))
-    asked = next(e for e in c.on_command("correct 24/18 13/9", 0.0) if e.kind == "gnubg-wanted")
-    events = c.on_gnubg_double(str(asked.fields["gnubgid"]), False, 0.1)
+    c.on_command("correct 24/18 13/9", 0.0)
+    [request] = c.take_requests()
+    events = c.on_gnubg_double(str(request.fields["gnubgid"]), False, 0.1)
     assert kinds(events) == ["gnubg-roll"] and events[0].text == "gnubg does not double: roll the dice for it"
     assert c.state.phase is Phase.ROLL
 
@@ -156,7 +166,7 @@ def test_gnubg_takes_or_drops_a_double(gnubgs_turn: MatchState) -> None:
     for take in (True, False):
         c = Controller(state, gnubg=1, names=("Ann", "gnubg"))
         events = c.on_button("double", 0.0)
-        assert kinds(events)[0] == "double" and wanted(events) == ["take"]
+        assert kinds(events)[0] == "double" and wanted(c) == ["take"]
         events = c.on_gnubg_take(c.state.gnubg_id(), take, 0.1)
         assert kinds(events)[0] == ("take" if take else "drop") and events[0].source == "gnubg"
         assert kinds(events)[-1] == "gnubg-cube"
@@ -169,14 +179,16 @@ def test_gnubg_takes_or_drops_a_double(gnubgs_turn: MatchState) -> None:
 
 def test_a_refused_resignation_makes_gnubg_play_on(gnubgs_turn: MatchState) -> None:
     c = Controller(gnubgs_turn, gnubg=1, names=("Ann", "gnubg"))
-    asked = c.gnubg_wanted()
-    events = c.on_gnubg_resigns(str(asked[0].fields["gnubgid"]), 2, 0.0)
+    assert c.ask_gnubg() == []
+    [request] = c.take_requests()
+    events = c.on_gnubg_resigns(str(request.fields["gnubgid"]), 2, 0.0)
     assert kinds(events) == ["resign", "gnubg-resigns"] and isinstance(events[0].action, Resign)
     assert c.state.phase is Phase.RESIGNED
     events = c.on_command("reject", 0.1)
     assert isinstance(events[0].action, RejectResign)
     # Asked again for its move, now told it may not resign.
-    assert wanted(events) == ["move"] and events[-1].fields["may_resign"] is False
+    [again] = c.take_requests()
+    assert again.fields["wanted"] == "move" and again.fields["may_resign"] is False
     # Nobody resigns, doubles or answers for gnubg.
     for command in ("resign", "double"):
         refused = c.on_command(command, 0.2)
@@ -195,13 +207,13 @@ def test_an_accepted_resignation_ends_the_game(gnubgs_turn: MatchState) -> None:
 
 def test_teach_mode_hints_the_persons_moves_only(gnubgs_turn: MatchState) -> None:
     c = Controller(gnubgs_turn, gnubg=1, teach=True)
-    events = c.on_command("teach on", 0.0)
-    assert "hint-wanted" not in kinds(events)
+    c.on_command("teach on", 0.0)
+    assert "hint" not in asked(c)
     c.on_gnubg_move(gnubgs_turn.gnubg_id(), Play.parse("8/5 6/5"), 0.1)
-    events = c.on_command("correct 8/5 6/5", 0.2)
-    assert "hint-wanted" not in kinds(events)
-    events = c.on_command("dice 64", 0.3)
-    assert "hint-wanted" in kinds(events)
+    c.on_command("correct 8/5 6/5", 0.2)
+    assert "hint" not in asked(c)
+    c.on_command("dice 64", 0.3)
+    assert "hint" in asked(c)
 
 
 def test_gnubg_must_be_player_0_or_1() -> None:
@@ -232,7 +244,7 @@ def test_bgboard_play_over_rendered_frames_a_wrong_move_is_set_right(config: Con
     frames += [frame(right, seed=45)] * 9
     panel = FakeLedPanel()
     out = io.StringIO()
-    referee = Referee(
+    referee = make_referee(
         config,
         out=out,
         source_factory=Cameras(FakeCamera("fake:camera", frames)),
@@ -271,11 +283,11 @@ def test_bgboard_play_over_rendered_frames_a_wrong_move_is_set_right(config: Con
 def test_bgboard_play_takes_the_referees_options(referee_calls: list[tuple[Config, dict[str, object]]]) -> None:
     out = io.StringIO()
     assert main(["play", "--against", "gnubg", "--level", "beginner", "--side", "2", "--camera", "fake:x"], out) == 0
-    assert referee_calls[0][1]["against"] == ("beginner", 1)
+    assert referee_calls[0][1]["session"].against == ("beginner", 1)
     assert main(["play", "--against", "gnubg", "--camera", "fake:x"], out) == 0
-    assert referee_calls[1][1]["against"] == ("expert", 2)
+    assert referee_calls[1][1]["session"].against == ("expert", 2)
     assert main(["referee", "--camera", "fake:x"], out) == 0
-    assert referee_calls[2][1]["against"] is None
+    assert referee_calls[2][1]["session"].against is None
 
 
 @pytest.mark.usefixtures("needs_gnubg")

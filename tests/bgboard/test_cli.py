@@ -264,7 +264,7 @@ def test_vision_sample_refuses_a_file_and_makes_a_folder(tmp_path: Path, capsys:
 
 
 def test_calibrate_takes_the_position_in_any_form(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from bgboard.samples import write_samples
+    from bgboard.sim.samples import write_samples
 
     start = write_samples(tmp_path / "samples", moves=1).start
     profile = tmp_path / "board.toml"
@@ -275,7 +275,7 @@ def test_calibrate_takes_the_position_in_any_form(tmp_path: Path, capsys: pytest
 
 
 def test_a_store_under_a_file_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from bgboard.samples import write_samples
+    from bgboard.sim.samples import write_samples
 
     samples = write_samples(tmp_path / "samples", moves=1)
     profile = tmp_path / "board.toml"

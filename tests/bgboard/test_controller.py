@@ -55,6 +55,11 @@ def reading_of(
     )
 
 
+def asked(c: Controller) -> list[str]:
+    """The kinds of the requests the controller made since the last look."""
+    return [request.kind for request in c.take_requests()]
+
+
 def kinds(events: list[Event]) -> list[str]:
     return [e.kind for e in events]
 
@@ -476,11 +481,13 @@ def test_resignation_from_the_keyboard(to_roll: MatchState) -> None:
     c = Controller(to_roll)
     assert kinds(c.on_command("resign gammon", 1.0)) == ["resign"]
     events = c.on_button("take", 2.0)  # the opponent accepts
-    assert kinds(events) == ["accept_resign", "game-over"]
+    assert kinds(events) == ["accept-resign", "game-over"]
     assert c.state.score == (0, 2)
 
 
-def test_the_answers_to_a_resignation_are_named_as_the_store_names_them(to_roll: MatchState) -> None:
+def test_the_answers_to_a_resignation_are_named_as_the_store_names_them_with_hyphens(
+    to_roll: MatchState,
+) -> None:
     accepting = Controller(to_roll)
     accepting.on_command("resign", 1.0)
     refusing = Controller(to_roll)
@@ -488,8 +495,8 @@ def test_the_answers_to_a_resignation_are_named_as_the_store_names_them(to_roll:
     accepted = accepting.on_button("take", 2.0)[0]
     refused = refusing.on_button("drop", 2.0)[0]
     assert accepted.action is not None and refused.action is not None
-    assert accepted.kind == KINDS[type(accepted.action)] == "accept_resign"
-    assert refused.kind == KINDS[type(refused.action)] == "reject_resign"
+    assert accepted.kind == KINDS[type(accepted.action)].replace("_", "-") == "accept-resign"
+    assert refused.kind == KINDS[type(refused.action)].replace("_", "-") == "reject-resign"
 
 
 # -- odds and ends ------------------------------------------------------------------------------------
@@ -627,12 +634,12 @@ HINTS_31 = (("8/5 6/5", 0.150), ("13/10 6/5", 0.098), ("24/21 24/23", 0.010))
 def test_teach_mode_asks_for_a_hint_after_the_roll_and_lights_it() -> None:
     c = Controller(MatchState.new_match(5), teach=True)
     events = c.correct(Dice(3, 1), 0.0)  # the bottom player (engine player 1) rolled the 3
-    assert kinds(events) == ["opening-roll", "hint-wanted"]
+    assert kinds(events) == ["opening-roll"]
     state = c.state
-    wanted = events[1]
+    [wanted] = c.take_requests()
+    assert wanted.kind == "hint" and c.requests == []
     assert wanted.fields["gnubgid"] == state.gnubg_id() and wanted.fields["dice"] == [3, 1]
     assert wanted.fields["wanted"] == "plays" and wanted.fields["asked"] is False
-    assert wanted.action is None
     # Nothing is lit before the answer comes.
     assert not any(light in (sc.HINT_FROM, sc.HINT_TO) for light in c.scene().values())
 
@@ -651,7 +658,7 @@ def test_teach_mode_asks_for_a_hint_after_the_roll_and_lights_it() -> None:
 def test_a_hint_for_the_top_player_lights_his_points_turned(to_roll: MatchState) -> None:
     c = Controller(to_roll, teach=True)
     events = c.correct(Dice(3, 1), 0.0)
-    assert kinds(events) == ["roll", "hint-wanted"]
+    assert kinds(events) == ["roll"] and asked(c) == ["hint"]
     state = c.state
     c.on_hint(state.gnubg_id(), ranked(state, ("8/5 6/5", 0.2)), 0.1)
     # Player 0 sits at seat 2: his 8-point is player 1's 17-point.
@@ -746,18 +753,18 @@ def test_no_feedback_without_a_hint_or_outside_teach_mode(opened: MatchState) ->
 
 def test_the_hint_button_asks_for_plays_during_a_move(opened: MatchState) -> None:
     c = Controller(opened)  # not teach mode: the button asks anyway
-    events = c.on_button("hint", 0.0)
-    assert kinds(events) == ["hint-wanted"]
-    assert events[0].fields["wanted"] == "plays" and events[0].fields["asked"] is True
-    assert events[0].fields["gnubgid"] == opened.gnubg_id()
-    assert kinds(c.on_command("hint", 0.1)) == ["hint-wanted"]
+    assert c.on_button("hint", 0.0) == []
+    [wanted] = c.take_requests()
+    assert wanted.kind == "hint" and wanted.fields["wanted"] == "plays" and wanted.fields["asked"] is True
+    assert wanted.fields["gnubgid"] == opened.gnubg_id()
+    assert kinds(c.on_command("hint", 0.1)) == [] and asked(c) == ["hint"]
 
 
 def test_the_hint_button_asks_for_cube_advice_before_a_roll(to_roll: MatchState) -> None:
     c = Controller(to_roll, teach=True)
-    events = c.on_button("hint", 0.0)
-    assert kinds(events) == ["hint-wanted"]
-    assert events[0].fields == {
+    assert c.on_button("hint", 0.0) == []
+    [request] = c.take_requests()
+    assert request.kind == "hint" and request.fields == {
         "gnubgid": to_roll.gnubg_id(),
         "dice": None,
         "phase": "roll or double",
@@ -773,8 +780,9 @@ def test_the_hint_button_asks_for_cube_advice_before_a_roll(to_roll: MatchState)
     c.on_button("double", 1.0)
     assert c.on_cube_hint(to_roll.gnubg_id(), advice, 1.1) == []
     # Doubled: the taker's decision, asked the same way.
-    events = c.on_button("hint", 1.2)
-    assert kinds(events) == ["hint-wanted"] and events[0].fields["wanted"] == "cube"
+    assert c.on_button("hint", 1.2) == []
+    [wanted] = c.take_requests()
+    assert wanted.kind == "hint" and wanted.fields["wanted"] == "cube"
 
 
 def test_the_hint_button_when_there_is_nothing_to_hint() -> None:
@@ -792,8 +800,9 @@ def test_an_undo_back_to_the_move_asks_again_in_teach_mode(opened: MatchState) -
     c.on_reading(reading_of(after(opened, "8/5 6/5"), 1), 1.0)
     assert kinds(c.on_tick(1.0 + SETTLE)) == ["move"]
     events = c.on_button("undo", 2.0)
-    assert kinds(events) == ["undo", "hint-wanted"]
-    assert events[1].fields["gnubgid"] == opened.gnubg_id()
+    assert kinds(events) == ["undo"]
+    [wanted] = c.take_requests()
+    assert wanted.kind == "hint" and wanted.fields["gnubgid"] == opened.gnubg_id()
     plain = Controller(opened)
     plain.on_command("8/5 6/5", 1.0)
     assert kinds(plain.on_button("undo", 2.0)) == ["undo"]
@@ -857,7 +866,8 @@ def test_teach_mode_is_turned_on_and_off_from_the_console(opened: MatchState) ->
     c = Controller(opened)
     events = c.on_command("teach on", 1.0)
     # On during a move: the hint for it is asked for at once.
-    assert kinds(events) == ["teach", "hint-wanted"] and c.teach
+    assert kinds(events) == ["teach"] and asked(c) == ["hint"] and c.teach
     assert kinds(c.on_command("teach off", 2.0)) == ["teach"] and not c.teach and c.hint is None
-    assert kinds(c.on_command("teach", 3.0)) == ["teach", "hint-wanted"] and c.teach
+    assert asked(c) == []
+    assert kinds(c.on_command("teach", 3.0)) == ["teach"] and asked(c) == ["hint"] and c.teach
     assert kinds(c.on_command("teach maybe", 4.0)) == ["unknown"] and c.teach

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import pytest
 
 from bgboard.cli import main
-from bgboard.simulation import demo_record
+from bgboard.sim.simulation import demo_record
 from bgboard.store import MatchStore
 from engine.dice import Dice
 from engine.hints import INSTALL_HINT, find_gnubg

@@ -99,12 +99,12 @@ def test_sinks_deliver_in_order_and_can_be_added_and_removed() -> None:
         got.append(("second", event.kind))
 
     sinks = Sinks(first)
-    sinks(Event("a", "a"))
+    sinks(Event("roll", "a"))
     sinks.add(second)
-    sinks(Event("b", "b"))
+    sinks(Event("move", "b"))
     sinks.remove(first)
-    sinks(Event("c", "c"))
-    assert got == [("first", "a"), ("first", "b"), ("second", "b"), ("second", "c")]
+    sinks(Event("undo", "c"))
+    assert got == [("first", "roll"), ("first", "move"), ("second", "move"), ("second", "undo")]
     assert list(sinks) == [second] and len(sinks) == 1
     with pytest.raises(ValueError):
         sinks.remove(first)

@@ -26,17 +26,12 @@ from mqtt_broker import Broker, Cable, free_port, mosquitto_path
 
 from bgboard.cli import main
 from bgboard.events import Event
-from bgboard.hall import Hall, HallError, HallStore, acl_text, make_acl, send_tournament
-from bgboard.publish import (
-    CONTROL_TOPIC,
-    BrokerUrl,
-    Publisher,
-    PublishError,
-    check_table_name,
-    new_client,
-    table_topic,
-)
-from bgboard.scripted import ScriptedTable
+from bgboard.hall.acl import acl_text, make_acl
+from bgboard.hall.outbox import Outbox
+from bgboard.hall.publish import Publisher
+from bgboard.hall.server import Hall, HallError, HallStore, send_tournament
+from bgboard.hall.topics import CONTROL_TOPIC, BrokerUrl, PublishError, check_table_name, new_client, table_topic
+from bgboard.sim.scripted import ScriptedTable
 from bgboard.store import MatchStore
 from engine.matfile import read_mat
 from engine.record import MatchRecord
@@ -209,15 +204,15 @@ def test_a_table_offline_referees_without_waiting_and_catches_up_in_order(tmp_pa
         played = table.play()
         assert played > 20
         time.sleep(0.6)  # the publisher looks at the outbox while the broker is down
-        total, acked = store.outbox_counts("t1")
+        total, acked = Outbox(store, "t1").counts()
         assert (total, acked) == (len(store.actions(table.match_id, all_rows=True)), 0)
         broker.start()
         hall_store = HallStore(tmp_path / "hall.sqlite3")
         with Hall(url, hall_store) as hall:
             wait_for(lambda: hall_store.counts().get("t1", (0, 0))[0] == total, 20, "the hall to catch up")
-            wait_for(lambda: store.outbox_counts("t1")[1] == total, 10, "the acknowledgements in the store")
+            wait_for(lambda: Outbox(store, "t1").counts()[1] == total, 10, "the acknowledgements in the store")
             held = hall_store.actions("t1")
-            assert held == store.outbox_messages("t1")
+            assert held == Outbox(store, "t1").messages()
             assert [m["seq"] for m in held] == list(range(1, total + 1))
             # Every action message the hall took was kept once or known for a resend.
             assert hall.received == total + hall.duplicates
@@ -292,9 +287,9 @@ def test_the_demo_publishes_every_stored_action(tmp_path: Path, broker: Broker) 
         )
         assert status == 0
         with MatchStore(out / "demo.sqlite3") as store:
-            total, acked = store.outbox_counts("demo-1")
+            total, acked = Outbox(store, "demo-1").counts()
             assert total >= 4 and acked == total
-            sent = store.outbox_messages("demo-1")
+            sent = Outbox(store, "demo-1").messages()
         wait_for(lambda: hall_store.counts().get("demo-1", (0, 0))[0] == total, 10, "the demo's actions")
         assert hall_store.actions("demo-1") == sent
         assert [m["kind"] for m in sent[:2]] == ["opening_roll", "move"]
@@ -488,12 +483,12 @@ def test_a_hundred_tables_survive_broker_deaths_a_cut_table_and_a_hall_killed(tm
             thread.join(120)
         assert not errors, errors
         assert len(finished) == TABLES
-        cut_total, cut_acked = stores[names[0]].outbox_counts(names[0])
+        cut_total, cut_acked = Outbox(stores[names[0]], names[0]).counts()
         assert cut_total >= 30 and cut_acked == 0, "the cut table played its match offline"
 
         def all_in(tables: list[str]) -> bool:
             rows = {row["table"]: row for row in get_json(hall.api)}
-            return all(n in rows and rows[n]["actions"] == stores[n].outbox_counts(n)[0] for n in tables)
+            return all(n in rows and rows[n]["actions"] == Outbox(stores[n], n).counts()[0] for n in tables)
 
         wait_for(lambda: all_in(names[1:]), 90, "the hall to hold every table's actions but the cut one's")
         print(f"\nall but the cut table in the hall {time.monotonic() - start:.1f} s after the start")
@@ -504,7 +499,7 @@ def test_a_hundred_tables_survive_broker_deaths_a_cut_table_and_a_hall_killed(tm
         took = time.monotonic() - start
         rows = {row["table"]: row for row in get_json(hall.api)}
         for name in names:
-            sent = stores[name].outbox_messages(name)
+            sent = Outbox(stores[name], name).messages()
             held = hall_rows(db, name)
             # Nothing lost, nothing doubled, every table in order: the hall holds exactly the board's outbox.
             assert held == sent, name
@@ -513,11 +508,11 @@ def test_a_hundred_tables_survive_broker_deaths_a_cut_table_and_a_hall_killed(tm
             assert rows[name]["gnubgid"] == summary.gnubgid
             assert rows[name]["players"] == list(summary.players)
         wait_for(
-            lambda: all(s.outbox_counts(n)[1] == s.outbox_counts(n)[0] for n, s in stores.items()),
+            lambda: all(Outbox(s, n).counts()[1] == Outbox(s, n).counts()[0] for n, s in stores.items()),
             30,
             "every board to have the broker's acknowledgements",
         )
-        total = sum(s.outbox_counts(n)[0] for n, s in stores.items())
+        total = sum(Outbox(s, n).counts()[0] for n, s in stores.items())
         print(f"\n{TABLES} tables, {total} actions, all in the hall {took:.1f} s after the start")
         # Refereeing never waited for the network: the publisher's sink only notes and wakes.
         assert max(sink_times) < 0.05, max(sink_times)
@@ -557,9 +552,16 @@ def test_the_hall_finds_the_first_action_it_misses() -> None:
 
 @pytest.mark.usefixtures("referee_threads_end")
 def test_the_referee_publishes_its_match_and_follows_tournament_mode(tmp_path: Path, broker: Broker) -> None:
-    from rendered_table import Cameras, FakeCamera, move_frames, opening_frames, referee_config, save_profile
+    from rendered_table import (
+        Cameras,
+        FakeCamera,
+        make_referee,
+        move_frames,
+        opening_frames,
+        referee_config,
+        save_profile,
+    )
 
-    from bgboard.referee import Referee
     from hardware.panels import FakeLedPanel
     from hardware.scene import STATUS, TOURNAMENT
 
@@ -571,7 +573,7 @@ def test_the_referee_publishes_its_match_and_follows_tournament_mode(tmp_path: P
         panel = FakeLedPanel()
         out = io.StringIO()
         cameras = Cameras(FakeCamera("fake:camera", opening_frames() + move_frames(), then="stall"))
-        referee = Referee(
+        referee = make_referee(
             config,
             out=out,
             json_lines=True,
@@ -596,7 +598,7 @@ def test_the_referee_publishes_its_match_and_follows_tournament_mode(tmp_path: P
             stop.set()
             thread.join(30)
         with MatchStore(tmp_path / "matches.sqlite3") as store:
-            assert hall_store.actions("t1") == store.outbox_messages("t1")
+            assert hall_store.actions("t1") == Outbox(store, "t1").messages()
             assert [m["kind"] for m in hall_store.actions("t1")] == ["opening_roll", "move"]
         [row] = hall_store.tables()
         assert row["players"] == ["Ann", "Bob"] and row["tournament"] is True
@@ -630,6 +632,6 @@ def test_the_demo_plays_on_when_the_broker_is_down_and_says_what_waits(
     )
     printed = capsys.readouterr().out
     with MatchStore(out / "demo.sqlite3") as store:
-        total, acked = store.outbox_counts("demo-1")
+        total, acked = Outbox(store, "demo-1").counts()
     assert total == 2 and acked == 0
     assert f"published to {url} as table demo-1: the broker has 0 of 2 actions; the rest wait in the store" in printed

@@ -11,13 +11,12 @@ from typing import Any
 
 import cv2
 import pytest
-from rendered_table import Cameras, FakeCamera, move_frames, opening_frames, referee_config, save_profile
+from rendered_table import Cameras, FakeCamera, make_referee, move_frames, opening_frames, referee_config, save_profile
 
 from bgboard.cli import main
 from bgboard.config import Config
-from bgboard.referee import Referee
 from bgboard.replay import replay
-from bgboard.samples import write_samples
+from bgboard.sim.samples import write_samples
 
 #: Keys every line has, whichever command printed it.
 COMMON = {"event", "text", "t"}
@@ -46,7 +45,7 @@ def test_the_referee_and_replay_print_the_same_keys_for_the_same_frames(profile:
     frames = opening_frames() + move_frames()
     config = referee_config(profile, tmp_path / "matches.sqlite3")
     refereed = io.StringIO()
-    referee = Referee(
+    referee = make_referee(
         config,
         out=refereed,
         json_lines=True,

@@ -23,15 +23,17 @@ from rendered_table import (
     Cameras,
     FakeCamera,
     frame,
+    make_referee,
     move_frames,
     moved,
     opening_frames,
     save_profile,
 )
 
+from bgboard.camera import CAMERA_BACK, CAMERA_LOST
 from bgboard.cli import main
 from bgboard.config import Config
-from bgboard.referee import CAMERA_BACK, CAMERA_LOST, Referee
+from bgboard.referee import Referee
 from bgboard.store import MatchStore
 from engine.hints import INSTALL_HINT, find_gnubg
 from engine.match import Move, OpeningRoll, Phase
@@ -107,7 +109,7 @@ def start(config: Config, factory: Callable[[str], FakeCamera], **options: objec
     out = io.StringIO()
     options.setdefault("json_lines", True)
     options.setdefault("live", False)
-    referee = Referee(config, out=out, source_factory=factory, **options)  # type: ignore[arg-type]
+    referee = make_referee(config, out=out, source_factory=factory, **options)  # type: ignore[arg-type]
     return Running(referee, out)
 
 
@@ -218,7 +220,7 @@ def test_resume_carries_on_at_the_stored_state(config: Config) -> None:
     assert expected.phase is Phase.ROLL and expected.on_roll == 1
 
     out = io.StringIO()
-    second = Referee(config, out=out, resume=True, source_factory=idle(), live=False)
+    second = make_referee(config, out=out, resume=True, source_factory=idle(), live=False)
     state = second.table.controller.state
     assert second.match_id == summary.id
     assert state == expected
@@ -238,7 +240,7 @@ def test_resume_with_nothing_to_resume_starts_a_new_match(config: Config) -> Non
     # The boot service always passes --resume: on a fresh store, or after a match ended, it
     # must begin the next match rather than refuse and be restarted forever.
     out = io.StringIO()
-    referee = Referee(config, out=out, resume=True, source_factory=idle())
+    referee = make_referee(config, out=out, resume=True, source_factory=idle())
     Running(referee, out).stop_now()
     first = out.getvalue().splitlines()[0]
     assert "started match" in first and "nothing unfinished to resume" in first
@@ -374,7 +376,8 @@ def test_teach_without_gnubg_says_so_once_and_still_records(config: Config, monk
     actions = stored(config)
     # The bottom player's die first, and by default the first-named player sits at the bottom.
     assert actions[0] == OpeningRoll(5, 2) and isinstance(actions[1], Move)
-    assert run.referee.hints is None  # closed at the end
+    gnubg = run.referee.session.gnubg
+    assert gnubg is not None and gnubg._process is None  # closed at the end
 
 
 @pytest.mark.oracle
@@ -414,15 +417,15 @@ def test_the_cli_tells_the_referee_which_settings_came_from_flags(
 ) -> None:
     args = ["referee", "--config", str(no_user_config), "--camera", "fake:x", "--profile", str(profile)]
     assert main([*args, "--store", str(tmp_path / "s"), "--resume", "--players", "Cid,Dan", "--length", "7"]) == 0
-    options = referee_calls[0][1]
-    assert options["given"] == {
+    options = referee_calls[0][1]["options"]
+    assert options.given == {
         "camera.source": "--camera",
         "camera.profile": "--profile",
         "store.path": "--store",
         "match.length": "--length",
         "match.players": "--players",
     }
-    assert options["resume"] is True
+    assert options.resume is True
 
 
 def test_what_the_reader_learns_in_play_is_saved_to_the_profile(config: Config, tmp_path: Path) -> None:
@@ -467,7 +470,7 @@ def test_a_board_bumped_in_play_is_followed_and_its_new_corners_are_saved(config
 def test_the_live_page_follows_the_referee_and_its_changes_are_run_as_keyboard_lines(config: Config) -> None:
     import httpx
 
-    from bgboard.webserver import Bind
+    from bgboard.web.server import Bind
 
     run = start(config, idle(), stall=30.0, web=Bind("127.0.0.1", 0))
     notice = run.wait_for("web")

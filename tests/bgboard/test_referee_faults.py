@@ -30,15 +30,17 @@ from rendered_table import (
     Cameras,
     FakeCamera,
     frame,
+    make_referee,
     move_frames,
     opening_frames,
     referee_config,
     save_profile,
 )
 
+from bgboard.camera import stuck_threads
 from bgboard.cli import main
 from bgboard.config import Config, ConfigError
-from bgboard.referee import Referee, SetupError, StoppedError, stuck_threads
+from bgboard.errors import SetupError, StoppedError
 from bgboard.store import MatchStore
 from hardware.panels import FakeLedPanel
 from hardware.scene import Scene
@@ -176,7 +178,7 @@ def test_a_camera_that_opens_but_sends_nothing_is_given_up_after_the_first_frame
 ) -> None:
     started = time.monotonic()
     with pytest.raises(SetupError, match=r"^cannot open the camera fake:camera: no frame within 0\.3 s$"):
-        Referee(
+        make_referee(
             config,
             out=io.StringIO(),
             source_factory=Cameras(FakeCamera("fake:camera", [], then="stall")),
@@ -185,13 +187,13 @@ def test_a_camera_that_opens_but_sends_nothing_is_given_up_after_the_first_frame
     assert time.monotonic() - started < 3.0
     # A source that ends at once, and one whose opening raises anything at all.
     with pytest.raises(SetupError, match=r"^cannot open the camera fake:camera: it sent no frame$"):
-        Referee(config, out=io.StringIO(), source_factory=Cameras(FakeCamera("fake:camera", [])))
+        make_referee(config, out=io.StringIO(), source_factory=Cameras(FakeCamera("fake:camera", [])))
 
     def broken(url: str) -> FakeCamera:
         raise ValueError("invalid literal for int() with base 10: 'front'")
 
     with pytest.raises(SetupError, match=r"^cannot open the camera fake:camera: invalid literal"):
-        Referee(config, out=io.StringIO(), source_factory=broken)
+        make_referee(config, out=io.StringIO(), source_factory=broken)
     assert config.store.path is not None and not config.store.path.exists()
 
 
@@ -204,14 +206,14 @@ def test_a_camera_that_hangs_while_opening_is_left_behind_and_a_stop_ends_the_wa
 
     try:
         with pytest.raises(SetupError, match=r"^cannot open the camera fake:camera: it did not open within 0\.2 s$"):
-            Referee(config, out=io.StringIO(), source_factory=hanging, first_frame=0.2)
+            make_referee(config, out=io.StringIO(), source_factory=hanging, first_frame=0.2)
         # The command line ends the process with os._exit while such a thread is alive.
         assert [t.name for t in stuck_threads()] == ["camera-open"]
         stop = threading.Event()
         threading.Timer(0.2, stop.set).start()
         started = time.monotonic()
         with pytest.raises(StoppedError):
-            Referee(config, out=io.StringIO(), source_factory=hanging, first_frame=30.0, stop=stop)
+            make_referee(config, out=io.StringIO(), source_factory=hanging, first_frame=30.0, stop=stop)
         assert time.monotonic() - started < 5.0
     finally:
         release.set()
@@ -226,7 +228,7 @@ def test_one_photo_is_a_still_camera(config: Config, frames_dir: Path) -> None:
     photo = f"file:{frames_dir / 'f000.png'}"
     out = io.StringIO()
     panel = FakeLedPanel()
-    referee = Referee(config.with_overrides(camera_source=photo), out=out, json_lines=True, panel=panel)
+    referee = make_referee(config.with_overrides(camera_source=photo), out=out, json_lines=True, panel=panel)
     stop = threading.Event()
     thread = threading.Thread(target=referee.run, args=(stop,))
     thread.start()
@@ -266,7 +268,7 @@ class SlowCamera(FakeCamera):
 def test_a_stop_joins_the_camera_closes_it_and_darkens_the_leds(config: Config) -> None:
     camera = SlowCamera("fake:camera")
     panel = FakeLedPanel()
-    referee = Referee(config, out=io.StringIO(), source_factory=Cameras(camera), panel=panel, live=True)
+    referee = make_referee(config, out=io.StringIO(), source_factory=Cameras(camera), panel=panel, live=True)
     stop = threading.Event()
     thread = threading.Thread(target=referee.run, args=(stop,))
     thread.start()
@@ -353,7 +355,7 @@ def test_an_led_port_that_cannot_be_opened_is_a_set_up_error(
     address = address.replace("PORT", port)
     shown = address.removeprefix("serial:")
     with pytest.raises(SetupError) as caught:
-        Referee(config.with_overrides(leds_panel=address), out=io.StringIO(), source_factory=idle())
+        make_referee(config.with_overrides(leds_panel=address), out=io.StringIO(), source_factory=idle())
     message = str(caught.value)
     assert message.startswith("leds.panel: cannot open the LEDs")
     assert f"cannot open the LED controller's port {shown}: " in message and "bgboard devices" in message
@@ -422,12 +424,12 @@ def test_the_config_file_refuses_the_same_player_twice_and_too_long_a_match() ->
 def test_resume_with_other_players_or_length_says_the_stored_match_keeps_its_own(config: Config) -> None:
     stop = threading.Event()
     stop.set()
-    first = Referee(config, out=io.StringIO(), source_factory=idle())
+    first = make_referee(config, out=io.StringIO(), source_factory=idle())
     first.run(stop)  # started, then stopped at once: nothing played
     other = config.with_overrides(match_players="Cid,Dan", match_length="7")
     given = {"match.players": "--players", "match.length": "--length"}
     out = io.StringIO()
-    second = Referee(other, out=out, json_lines=True, resume=True, source_factory=idle(), given=given)
+    second = make_referee(other, out=out, json_lines=True, resume=True, source_factory=idle(), given=given)
     assert second.match_id == first.match_id
     assert second.store.summary(second.match_id).players == ("Ann", "Bob")
     second.run(stop)
@@ -439,6 +441,6 @@ def test_resume_with_other_players_or_length_says_the_stored_match_keeps_its_own
     )
     # The same players and length given again, or none given: nothing to say.
     out = io.StringIO()
-    third = Referee(config, out=out, json_lines=True, resume=True, source_factory=idle(), given=given)
+    third = make_referee(config, out=out, json_lines=True, resume=True, source_factory=idle(), given=given)
     third.run(stop)
     assert "settings-kept" not in out.getvalue()

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from store_players import next_action
 
+from bgboard.hall.outbox import Outbox
 from bgboard.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -700,25 +701,25 @@ def test_a_version_1_store_is_upgraded_with_the_outbox_and_keeps_its_matches(db:
     connection.close()
     with MatchStore(db) as store:
         assert store.schema_version == SCHEMA_VERSION
-        store.outbox_add_match("t1", match)
-        assert store.outbox_fill("t1") == 1
-        assert [m["kind"] for m in store.outbox_pending("t1")] == ["opening_roll"]
+        Outbox(store, "t1").add_match(match)
+        assert Outbox(store, "t1").fill() == 1
+        assert [m["kind"] for m in Outbox(store, "t1").pending()] == ["opening_roll"]
 
 
 def test_the_outbox_numbers_each_tables_actions_in_order_and_keeps_the_acks(db: Path) -> None:
     with MatchStore(db) as store:
         first = store.start_match(("Ann", "Bob"), 3)
         store.record(first, OpeningRoll(3, 1), source="camera")
-        store.outbox_add_match("t1", first)
+        Outbox(store, "t1").add_match(first)
         store.record(first, Move("8/5 6/5"), source="camera", confidence=0.9)
-        assert store.outbox_fill("t1") == 2
-        assert store.outbox_fill("t1") == 0
+        assert Outbox(store, "t1").fill() == 2
+        assert Outbox(store, "t1").fill() == 0
         store.undo(first, source="button")
         second = store.start_match(("Cy", "Di"), 1)
-        store.outbox_add_match("t1", second)
+        Outbox(store, "t1").add_match(second)
         store.record(second, OpeningRoll(6, 5), source="camera")
-        assert store.outbox_fill("t1") == 2
-        pending = store.outbox_pending("t1")
+        assert Outbox(store, "t1").fill() == 2
+        pending = Outbox(store, "t1").pending()
         assert [(m["seq"], m["kind"], m["match"]) for m in pending] == [
             (1, "opening_roll", first),
             (2, "move", first),
@@ -727,16 +728,16 @@ def test_the_outbox_numbers_each_tables_actions_in_order_and_keeps_the_acks(db: 
         ]
         assert pending[1]["play"] == "8/5 6/5" and pending[1]["players"] == ["Ann", "Bob"]
         assert pending[0]["dice"] == [3, 1] and pending[3]["match_seq"] == 1
-        store.outbox_acked("t1", [1, 2])
-        assert [m["seq"] for m in store.outbox_pending("t1")] == [3, 4]
-        assert [m["seq"] for m in store.outbox_pending("t1", after=3)] == [4]
-        assert store.outbox_counts("t1") == (4, 2)
-        assert store.outbox_resend("t1", 2) == 1
-        assert [m["seq"] for m in store.outbox_pending("t1")] == [2, 3, 4]
+        Outbox(store, "t1").acked([1, 2])
+        assert [m["seq"] for m in Outbox(store, "t1").pending()] == [3, 4]
+        assert [m["seq"] for m in Outbox(store, "t1").pending(after=3)] == [4]
+        assert Outbox(store, "t1").counts() == (4, 2)
+        assert Outbox(store, "t1").resend(2) == 1
+        assert [m["seq"] for m in Outbox(store, "t1").pending()] == [2, 3, 4]
     # The acknowledgements survive reopening the store: what the broker has is not sent again.
     with MatchStore(db) as store:
-        assert store.outbox_counts("t1") == (4, 1)
-        assert store.outbox_pending("t2") == []
+        assert Outbox(store, "t1").counts() == (4, 1)
+        assert Outbox(store, "t2").pending() == []
 
 
 def test_a_frame_is_kept_with_the_latest_standing_action_and_a_version_1_store_gains_the_table(

@@ -17,9 +17,10 @@ from starlette.applications import Starlette
 from bgboard.cli import main
 from bgboard.controller import Controller
 from bgboard.events import Event, encode
+from bgboard.session import Inbox
 from bgboard.store import MatchStore
-from bgboard.web import Inbox, WebHub, board_json
-from bgboard.webserver import Bind, BindError, LiveWeb, WebServer, history_app, live_app
+from bgboard.web.hub import WebHub, board_json
+from bgboard.web.server import Bind, BindError, LiveWeb, WebServer, history_app, live_app
 from engine.dice import Dice
 from engine.match import MatchState, Move, OpeningRoll
 
@@ -169,9 +170,9 @@ def test_a_change_without_the_token_is_refused_logged_and_changes_nothing(
             assert response.status_code == 401
             assert "token" in response.json()["error"]
             assert response.headers["www-authenticate"].startswith("Bearer")
-    assert inbox.run_pending(lambda c: ran.append(c) or []) == 0 and ran == []
+    assert inbox.run_pending(lambda c: ran.append(c) or []) == [] and ran == []
     assert controller.state == before
-    refused = [r.getMessage() for r in caplog.records if r.name == "bgboard.webserver"]
+    refused = [r.getMessage() for r in caplog.records if r.name == "bgboard.web.server"]
     assert len(refused) == 2 and all(m.startswith("refused POST /api/") for m in refused)
 
 
@@ -326,11 +327,11 @@ def test_an_idle_stream_gets_keep_alives_and_a_page_that_falls_behind_is_let_go(
 ) -> None:
     import asyncio
 
-    import bgboard.web
+    import bgboard.web.hub
 
     controller = _controller()
     hub = _hub(controller)
-    monkeypatch.setattr(bgboard.web, "QUEUE_LIMIT", 3)
+    monkeypatch.setattr(bgboard.web.hub, "QUEUE_LIMIT", 3)
 
     async def scenario() -> tuple[str | None, int, str | None, int]:
         subscriber, _ = await hub.subscribe()

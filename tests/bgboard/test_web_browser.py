@@ -6,7 +6,7 @@ headless by Playwright's Python package, whose driver ships in its wheel: no bro
 downloaded. Without Chromium or Playwright these tests fail, naming the install, as every test
 that needs an outside program does in CI.
 
-The demo's game runs in a thread through the same :class:`~bgboard.simulation.DemoGame` and
+The demo's game runs in a thread through the same :class:`~bgboard.sim.simulation.DemoGame` and
 :class:`~bgboard.table.Table` as ``bgboard demo``; it pauses after each recorded move and at the
 illegal move, while the page is compared with the engine.
 """
@@ -26,9 +26,9 @@ import pytest
 
 from bgboard.controller import Controller
 from bgboard.events import Event
-from bgboard.simulation import DemoGame, demo_record
+from bgboard.sim.simulation import DemoGame, demo_record
 from bgboard.store import MatchStore
-from bgboard.webserver import Bind, LiveWeb, WebServer, history_app
+from bgboard.web.server import Bind, LiveWeb, WebServer, history_app
 from engine.dice import Dice
 from engine.hints import RankedPlay
 from engine.match import MatchState, Move, OpeningRoll, Phase

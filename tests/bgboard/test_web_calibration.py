@@ -26,12 +26,12 @@ import pytest
 from calibration_table import HeldCamera, Running, moved_corners, true_corners, waiting_for_calibration
 from rendered_table import PLAYED, START, frame, move_frames, opening_frames, referee_config
 
-from bgboard.calibration_view import UNNAMED, assumed_position
 from bgboard.cli import main
 from bgboard.config import Config, MatchConfig
 from bgboard.events import Event
 from bgboard.table import Table
-from bgboard.webserver import Bind, LiveWeb
+from bgboard.web.calibration_view import UNNAMED, assumed_position
+from bgboard.web.server import Bind, LiveWeb
 from engine.match import MatchState, Move, OpeningRoll, Phase, Roll
 from engine.position import Position
 from vision.profile import Profile

@@ -337,7 +337,7 @@ def test_a_match_gnubg_reads_only_in_part_is_not_analysed() -> None:
 def test_the_match_browser_shows_the_analysis_each_error_on_its_move(tmp_path: Path, analysed: dict[str, Any]) -> None:
     import httpx
 
-    from bgboard.webserver import Bind, WebServer, history_app
+    from bgboard.web.server import Bind, WebServer, history_app
 
     db, match = stored_corpus_match(tmp_path)
     with (

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from hardware_fakes import Controller
 
-from bgboard.cli import cmd_leds_check, main
+from bgboard.cli import main
+from bgboard.cli.hardware_commands import cmd_leds_check
 from firmware_bridge import link as link_module
 from hardware import devices
 from hardware.check import COLOUR_TEST, led_check

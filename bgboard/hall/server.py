@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The tournament hall: every table's actions from the MQTT broker, kept and shown (``bgboard hall``).
 
-:class:`Hall` subscribes to all tables (``bgboard/v1/tables/+/...``, see :mod:`bgboard.publish`
+:class:`Hall` subscribes to all tables (``bgboard/v1/tables/+/...``, see :mod:`bgboard.hall.publish`
 for the topics and messages) and keeps every action in its own SQLite database
 (:class:`HallStore`) once per table and sequence number, whatever the broker delivers twice.
 Its MQTT session is persistent (clean session off, one fixed client id), so the broker queues
@@ -21,9 +21,9 @@ number) and asks that table to send again from the first one it misses
 - ``GET /``: the hall page, read-only, refreshed every two seconds: each table's players,
   score, board, last move, and an illegal move or a "please check" waiting.
 
-:func:`make_acl` writes the broker's access list and password file for a list of tables (each
+:func:`~bgboard.hall.acl.make_acl` writes the broker's access list and password file for a list of tables (each
 board may write only under its own table; the hall reads everything and writes only its own
-orders), and :func:`set_tournament` sends tournament mode to every board.
+orders; :mod:`bgboard.hall.acl`), and :func:`send_tournament` sends tournament mode to every board.
 """
 
 from __future__ import annotations
@@ -33,16 +33,16 @@ import html
 import json
 import logging
 import sqlite3
-import subprocess
+import string
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from bgboard.errors import HallError
-from bgboard.publish import (
+from bgboard.hall.topics import (
     CONTROL_TOPIC,
     TOPIC_ROOT,
     BrokerUrl,
@@ -54,7 +54,7 @@ from bgboard.publish import (
 from bgboard.store import format_time
 
 if TYPE_CHECKING:
-    from bgboard.webserver import Bind
+    from bgboard.web.server import Bind
 
 log = logging.getLogger(__name__)
 
@@ -62,8 +62,6 @@ log = logging.getLogger(__name__)
 HALL_APPLICATION_ID: Final = 0x6267686C
 #: The hall's MQTT client id: one persistent session, so the broker queues while it is away.
 HALL_CLIENT_ID: Final = "bgboard-hall"
-#: The broker user the hall connects as (see :func:`make_acl`).
-HALL_USER: Final = "hall"
 #: Seconds a table must make no progress while the hall misses its actions before they are
 #: asked for again (a table catching up is not interrupted).
 RESEND_AFTER: Final = 2.0
@@ -471,21 +469,8 @@ def _board_text(gnubgid: str | None) -> str:
         return gnubgid
 
 
-_PAGE: Final = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="2">
-<meta name="viewport" content="width=device-width, initial-scale=1"><title>bgboard hall</title>
-<style>
-body{{font-family:system-ui,sans-serif;margin:1em;background:#f4f1ea}}
-main{{display:flex;flex-wrap:wrap;gap:1em}}
-section{{background:#fff;border:1px solid #ccc;border-radius:6px;padding:.6em;min-width:24em}}
-h2{{margin:.1em 0;font-size:1.1em}} pre{{font-size:.7em;margin:.3em 0}}
-.illegal{{color:#b00;font-weight:bold}} .check{{color:#a60;font-weight:bold}} .off{{opacity:.55}}
-</style></head><body>
-<h1>bgboard hall: {count} tables{tournament}</h1>
-<main>{sections}</main>
-<p>Read-only; refreshed every 2 seconds. The same data: <a href="/api/tables">/api/tables</a>.</p>
-</body></html>
-"""
+#: The hall page's folder: its HTML (a :class:`string.Template`) and its style.
+STATIC: Final = Path(__file__).with_name("static")
 
 
 def hall_page(tables: Sequence[dict[str, Any]]) -> str:
@@ -514,7 +499,8 @@ def hall_page(tables: Sequence[dict[str, Any]]) -> str:
         css = "" if t.get("online") else " class='off'"
         sections.append(f"<section{css}>{''.join(lines)}</section>")
     tournament = " (tournament mode: hints off)" if any(t.get("tournament") for t in tables) else ""
-    return _PAGE.format(count=len(tables), tournament=tournament, sections="\n".join(sections))
+    page = string.Template((STATIC / "hall.html").read_text(encoding="utf-8"))
+    return page.substitute(count=len(tables), tournament=tournament, sections="\n".join(sections))
 
 
 def make_app(store: HallStore) -> Any:
@@ -534,9 +520,13 @@ def make_app(store: HallStore) -> Any:
     async def page(request: Request) -> Response:
         return HTMLResponse(hall_page(store.tables()))
 
+    from starlette.routing import Mount
+    from starlette.staticfiles import StaticFiles
+
     return Starlette(
         routes=[
             Route("/", page),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/tables", tables),
             Route("/api/tables/{name}/actions", actions),
         ]
@@ -564,89 +554,3 @@ def run_hall(url: BrokerUrl, bind: Bind, db: Path, *, say: Callable[[str], None]
         hall.stop()
         store.close()
     return 0
-
-
-# -- security: the broker's access list ------------------------------------------------------
-
-
-def acl_text(tables: Iterable[str], hall_user: str = HALL_USER) -> str:
-    """Mosquitto's ACL file: each table's user writes only under its table and reads the
-    hall's orders; the hall reads every table and writes only the orders.
-
-    >>> print(acl_text(["t1"]))  # doctest: +ELLIPSIS
-    # bgboard hall ACL...
-    user hall
-    topic read bgboard/v1/tables/#
-    topic write bgboard/v1/hall/#
-    <BLANKLINE>
-    user t1
-    topic write bgboard/v1/tables/t1/#
-    topic read bgboard/v1/hall/control
-    topic read bgboard/v1/hall/resend/t1
-    <BLANKLINE>
-    """
-    lines = [
-        "# bgboard hall ACL (bgboard hall --make-acl): one user per table, and the hall.",
-        f"user {hall_user}",
-        f"topic read {TOPIC_ROOT}/tables/#",
-        f"topic write {TOPIC_ROOT}/hall/#",
-        "",
-    ]
-    for table in tables:
-        check_table_name(table)
-        lines += [
-            f"user {table}",
-            f"topic write {TOPIC_ROOT}/tables/{table}/#",
-            f"topic read {CONTROL_TOPIC}",
-            f"topic read {TOPIC_ROOT}/hall/resend/{table}",
-            "",
-        ]
-    return "\n".join(lines)
-
-
-def make_acl(
-    tables: Sequence[str],
-    folder: Path,
-    *,
-    passwords: dict[str, str] | None = None,
-    hall_user: str = HALL_USER,
-    port: int = 1883,
-) -> dict[str, str]:
-    """Write ``acl``, ``passwd`` (hashed by ``mosquitto_passwd``), ``passwords.txt`` (the
-    plain passwords, to hand to each board, mode 600) and ``bgboard.conf`` (the mosquitto.conf
-    lines) in ``folder``; returns each user's password.
-
-    :param passwords: passwords to use; users not in it get a random one.
-    :raises PublishError: a bad or repeated table name.
-    :raises HallError: ``mosquitto_passwd`` is missing or fails.
-    """
-    import secrets
-    import shutil
-
-    names = [check_table_name(t) for t in tables]
-    if len(set(names) | {hall_user}) != len(names) + 1:
-        raise PublishError(f"table names repeat, or one is the hall's user {hall_user!r}")
-    program = shutil.which("mosquitto_passwd")
-    if program is None:
-        raise HallError("mosquitto_passwd is missing: sudo apt-get install mosquitto")
-    folder.mkdir(parents=True, exist_ok=True)
-    given = passwords or {}
-    secret = {user: given.get(user) or secrets.token_urlsafe(12) for user in [hall_user, *names]}
-    (folder / "acl").write_text(acl_text(names, hall_user))
-    passwd = folder / "passwd"
-    plain = folder / "passwords.txt"
-    plain.write_text("".join(f"{user} {pw}\n" for user, pw in secret.items()))
-    plain.chmod(0o600)
-    # mosquitto_passwd -U hashes a file of user:password lines in place.
-    passwd.write_text("".join(f"{user}:{pw}\n" for user, pw in secret.items()))
-    passwd.chmod(0o600)
-    done = subprocess.run([program, "-U", str(passwd)], capture_output=True, text=True)
-    if done.returncode != 0:
-        raise HallError(f"mosquitto_passwd failed: {done.stderr.strip() or done.stdout.strip()}")
-    (folder / "bgboard.conf").write_text(
-        f"# bgboard hall: include from /etc/mosquitto/conf.d/ (see docs/hall.md)\n"
-        f"listener {port}\nallow_anonymous false\n"
-        f"password_file {passwd.resolve()}\nacl_file {(folder / 'acl').resolve()}\n"
-        "persistence true\nmax_queued_messages 0\n"
-    )
-    return secret

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The calibration view: the camera's frame with the playing field's four corners as handles to
 // drag (mouse, touch or arrow keys), the field's outline and the bar's line drawn through them,
-// and Confirm, which posts the corners with the table's token (bgboard/calibration_view.py).
+// and Confirm, which posts the corners with the table's token (bgboard/web/calibration_view.py).
 "use strict";
 
 (() => {

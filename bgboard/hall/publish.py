@@ -3,7 +3,7 @@
 
 The match store is the outbox. Every action the table stores (undo rows too) gets the table's
 sequence number, 1, 2, ... across all the matches published under that table name
-(:meth:`~bgboard.store.MatchStore.outbox_fill`), and is published with QoS 1 until the broker
+(:class:`~bgboard.hall.outbox.Outbox`), and is published with QoS 1 until the broker
 acknowledges it (``PUBACK``); the acknowledgement is written in the store, so a board that is
 switched off, or offline for an hour, sends what the broker never had when it is back, in
 order. The table's state is published retained, so the hall (or anyone subscribing) sees every
@@ -16,154 +16,35 @@ acknowledgement lost in a power cut only makes an action be sent twice, and the 
 it once), and paho-mqtt's own thread talks to the broker, reconnecting with a backoff. A
 broker that is down costs the table nothing.
 
-Topics and messages (JSON, UTF-8; ``v`` is the schema version, 1):
-
-``bgboard/v1/tables/NAME/actions`` (QoS 1, not retained)
-    one stored action: ``v``, ``table``, ``seq`` (the table's sequence number), ``match``,
-    ``game``, ``match_seq``, ``time`` (UTC), ``players`` [2], ``length``, ``player`` (0 or 1,
-    the index in ``players``; null for the opening roll), ``kind`` (the store's kinds and
-    ``undo``), ``dice``, ``play``, ``cube``, ``resign``, ``undoes``, ``gnubgid_before``,
-    ``gnubgid_after``, ``source``, ``confidence``, ``note``.
-``bgboard/v1/tables/NAME/state`` (QoS 1, retained)
-    the table now: ``v``, ``table``, ``match``, ``players``, ``length``, ``score``,
-    ``gnubgid``, ``finished``, ``seq`` (the last sequence number given out), ``last_move``,
-    ``illegal`` (what the referee says about an illegal move waiting to be put right, or
-    null), ``check`` (a "please check" waiting, or null), ``tournament``, ``time``.
-``bgboard/v1/tables/NAME/online`` (QoS 1, retained)
-    ``{"v": 1, "online": true}`` while connected; the broker publishes ``false`` (the
-    client's will) when the board vanishes.
-``bgboard/v1/hall/control`` (retained, written by the hall)
-    ``{"v": 1, "tournament": true}``: tournament mode (hints off).
-``bgboard/v1/hall/resend/NAME`` (written by the hall)
-    ``{"v": 1, "from": SEQ}``: the hall misses the table's actions from ``SEQ`` on (the broker
-    acknowledged them, then died before delivering them); they are sent again.
+The topics and messages are :mod:`bgboard.hall.topics`'s.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Final
-from urllib.parse import unquote, urlsplit
+from typing import TYPE_CHECKING, Any, Final
 
-from bgboard.errors import PublishError
-from bgboard.events import Event
+from bgboard.events import Event, Notice
+from bgboard.hall.outbox import Outbox
+from bgboard.hall.topics import CONTROL_TOPIC, BrokerUrl, check_table_name, new_client, resend_topic, table_topic
 from bgboard.store import MatchStore, format_time
+
+if TYPE_CHECKING:
+    from bgboard.session import TableSession
 
 log = logging.getLogger(__name__)
 
-#: The first part of every topic: the project, then the schema version of the messages.
-TOPIC_ROOT: Final = "bgboard/v1"
-#: Tournament mode and other orders from the hall (retained).
-CONTROL_TOPIC: Final = f"{TOPIC_ROOT}/hall/control"
-#: A table name: letters, digits, ``-`` and ``_`` (it is a topic level and a broker user name).
-TABLE_NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-#: The MQTT port when the URL names none.
-DEFAULT_PORT: Final = 1883
 #: Actions handed to the MQTT client and not yet acknowledged, at most.
 WINDOW: Final = 200
 #: Seconds between looks at the outbox when nothing wakes the publisher.
 POLL: Final = 0.5
-
-
-def table_topic(table: str, leaf: str) -> str:
-    """``bgboard/v1/tables/TABLE/LEAF`` (``actions``, ``state``, ``online``)."""
-    return f"{TOPIC_ROOT}/tables/{table}/{leaf}"
-
-
-def resend_topic(table: str) -> str:
-    """Where the hall asks ``table`` to send its actions again."""
-    return f"{TOPIC_ROOT}/hall/resend/{table}"
-
-
-def check_table_name(name: str) -> str:
-    """``name`` if it is a usable table name.
-
-    >>> check_table_name("club-7")
-    'club-7'
-
-    :raises PublishError: it is not (empty, too long, or with ``/``, ``+``, ``#``, spaces...).
-    """
-    if not TABLE_NAME.fullmatch(name):
-        raise PublishError(
-            f"bad table name {name!r}: use 1 to 64 letters, digits, '-' or '_', starting with a letter or digit"
-        )
-    return name
-
-
-@dataclass(frozen=True, slots=True)
-class BrokerUrl:
-    """Where the broker is: ``mqtt://[USER[:PASSWORD]@]HOST[:PORT]``.
-
-    A password left out of the URL is read from ``$BGBOARD_MQTT_PASSWORD`` by whoever connects
-    (see :func:`connect_options`), so it need not show in the process list.
-
-    >>> BrokerUrl.parse("mqtt://table-1@hall.local:1884")
-    BrokerUrl(host='hall.local', port=1884, username='table-1', password=None)
-    """
-
-    host: str
-    port: int = DEFAULT_PORT
-    username: str | None = None
-    password: str | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> BrokerUrl:
-        """Read a broker URL.
-
-        :raises PublishError: not ``mqtt://HOST[:PORT]``, with what is wrong.
-        """
-        try:
-            parts = urlsplit(text)
-            port = parts.port
-        except ValueError as exc:
-            raise PublishError(f"bad broker URL {text!r}: {exc}") from None
-        if parts.scheme != "mqtt":
-            raise PublishError(f"bad broker URL {text!r}: it starts with mqtt:// (e.g. mqtt://hall.local:1883)")
-        if not parts.hostname:
-            raise PublishError(f"bad broker URL {text!r}: no host (e.g. mqtt://hall.local:1883)")
-        if parts.path not in ("", "/") or parts.query or parts.fragment:
-            raise PublishError(f"bad broker URL {text!r}: only mqtt://[USER[:PASSWORD]@]HOST[:PORT]")
-        return cls(
-            parts.hostname,
-            DEFAULT_PORT if port is None else port,
-            None if parts.username is None else unquote(parts.username),
-            None if parts.password is None else unquote(parts.password),
-        )
-
-    def __str__(self) -> str:
-        user = f"{self.username}@" if self.username else ""
-        return f"mqtt://{user}{self.host}:{self.port}"
-
-
-def new_client(client_id: str, url: BrokerUrl, *, clean: bool = True) -> Any:
-    """A paho-mqtt client for ``url`` (credentials set, not connected yet).
-
-    :param clean: a clean session; ``False`` asks the broker to keep the client's subscriptions
-        and queue its QoS 1 messages while it is away (the hall's).
-    """
-    import paho.mqtt.client as mqtt
-    from paho.mqtt.enums import CallbackAPIVersion
-
-    client = mqtt.Client(
-        callback_api_version=CallbackAPIVersion.VERSION2,
-        client_id=client_id,
-        clean_session=clean,
-    )
-    password = url.password if url.password is not None else os.environ.get("BGBOARD_MQTT_PASSWORD")
-    if url.username is not None:
-        client.username_pw_set(url.username, password)
-    # Whole seconds (paho's type): 1 s, doubling to 5 s between tries.
-    client.reconnect_delay_set(1, 5)
-    return client
 
 
 def _dumps(message: dict[str, Any]) -> bytes:
@@ -204,7 +85,7 @@ class Publisher:
         self.match_id = match_id
         self.on_control = on_control
         self._store = store
-        store.outbox_add_match(table, match_id)
+        Outbox(store, self.table).add_match(match_id)
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -248,7 +129,7 @@ class Publisher:
 
     def set_match(self, match_id: int) -> None:
         """Publish ``match_id`` too, and show it as the table's match (the next match begun)."""
-        self._store.outbox_add_match(self.table, match_id)
+        Outbox(self._store, self.table).add_match(match_id)
         with self._lock:
             self.match_id = match_id
             self._dirty = True
@@ -370,12 +251,12 @@ class Publisher:
 
     # -- the publisher's thread ------------------------------------------------------------
 
-    def _outbox(self) -> tuple[MatchStore, bool]:
-        """The store to read and acknowledge in: a second connection to a file store."""
+    def _outbox(self) -> tuple[Outbox, bool]:
+        """The outbox to read and acknowledge in: on a second connection to a file store."""
         store = self._store
         if str(store.path) == ":memory:":
-            return store, False
-        return MatchStore(store.path, create=False, check=False, durable=False), True
+            return Outbox(store, self.table), False
+        return Outbox(MatchStore(store.path, create=False, check=False, durable=False), self.table), True
 
     def _run(self) -> None:
         try:
@@ -390,9 +271,9 @@ class Publisher:
             log.exception("publishing table %s stopped", self.table)
         finally:
             if own:
-                outbox.close()
+                outbox.store.close()
 
-    def _loop(self, outbox: MatchStore) -> None:
+    def _loop(self, outbox: Outbox) -> None:
         generation = -1
         sent_upto = 0
         inflight: dict[int, int] = {}
@@ -416,11 +297,11 @@ class Publisher:
                     first = self._resends.get_nowait()
                 except queue.Empty:
                     break
-                outbox.outbox_resend(self.table, first)
+                outbox.resend(first)
                 sent_upto = min(sent_upto, first - 1)
             now = time.monotonic()
             if dirty or now - last_fill > 1.0:
-                outbox.outbox_fill(self.table)
+                outbox.fill()
                 last_fill = now
             acked: list[int] = []
             while True:
@@ -432,7 +313,7 @@ class Publisher:
                 if seq is not None:
                     acked.append(seq)
             if acked:
-                outbox.outbox_acked(self.table, acked)
+                outbox.acked(acked)
                 self.acked += len(acked)
             client = self._client
             if connected and client is not None:
@@ -445,23 +326,23 @@ class Publisher:
                     last_state = state
                 room = WINDOW - len(inflight)
                 if room > 0:
-                    for message in outbox.outbox_pending(self.table, after=sent_upto, limit=room):
+                    for message in outbox.pending(after=sent_upto, limit=room):
                         info = client.publish(table_topic(self.table, "actions"), _dumps(message), qos=1)
                         inflight[info.mid] = message["seq"]
                         sent_upto = message["seq"]
             if self._stop.is_set():
                 if deadline is None:
                     deadline = time.monotonic() + self._linger
-                total, acked_all = outbox.outbox_counts(self.table)
+                total, acked_all = outbox.counts()
                 if not connected or acked_all == total or time.monotonic() >= deadline:
                     return
                 if not inflight:
                     self._wake.set()
 
-    def _state(self, outbox: MatchStore, match_id: int, said: dict[str, Any]) -> dict[str, Any]:
+    def _state(self, outbox: Outbox, match_id: int, said: dict[str, Any]) -> dict[str, Any]:
         """The retained state message (without its time)."""
-        summary = outbox.summary(match_id)
-        seq = outbox.outbox_counts(self.table)[0]
+        summary = outbox.store.summary(match_id)
+        seq = outbox.counts()[0]
         return {
             "v": 1,
             "table": self.table,
@@ -475,3 +356,90 @@ class Publisher:
             **said,
             "tournament": self.tournament,
         }
+
+
+@dataclass(frozen=True, slots=True)
+class Publishing:
+    """The hall's publisher, attached to a table's session (:class:`bgboard.session.TableSession`).
+
+    The publisher is a sink of the table's events; it starts when the table's owner begins,
+    and stops with the session, sending for up to :attr:`Publisher.LINGER` seconds what the
+    broker does not have yet. The hall's tournament mode reaches the table through the
+    session (:meth:`~bgboard.session.TableSession.set_tournament`), and so does news of the
+    link to the broker.
+
+    :param url: the broker.
+    :param table: the table's name.
+    :param report: say at the end what the broker has of the table's actions (the demo).
+    """
+
+    url: BrokerUrl
+    table: str
+    report: bool = False
+
+    def attach(self, session: TableSession) -> None:
+        """Publish ``session``'s match as table :attr:`table`.
+
+        :raises PublishError: a bad table name.
+        """
+        assert session.store is not None
+        store = session.store
+
+        def link(up: bool) -> None:
+            session.say_later(_link_event(up))
+
+        publisher = Publisher(
+            self.url,
+            self.table,
+            store,
+            session.match_id,
+            on_control=lambda data: session.set_tournament(bool(data.get("tournament"))),
+            on_link=link,
+        )
+        # After the store's sink: each action is committed when the publisher wakes.
+        session.table.sinks.add(publisher)
+
+        def start() -> None:
+            text = f"publishing as table {publisher.table} to {publisher.url}"
+            session.table.say(Event("publishing", text), session.now())
+            publisher.start()
+
+        stopped: list[bool] = []
+
+        def stop() -> None:
+            if stopped:
+                return
+            stopped.append(True)
+            # What the broker has not acknowledged yet stays in the outbox for the next run.
+            publisher.stop(linger=Publisher.LINGER)
+            if self.report:
+                session.console(_published(publisher, store))
+
+        session.on_start.append(start)
+        session.on_finish.append(stop)
+        session.stack.callback(stop)
+
+
+def _link_event(up: bool) -> Event:
+    """What the table says when the hall's broker is reached, or lost."""
+    if up:
+        return Event("hall-connected", "publishing: connected to the hall's broker")
+    return Event(
+        "hall-lost",
+        "publishing: the hall's broker cannot be reached; the actions wait in the store (the match goes on)",
+    )
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _published(publisher: Publisher, store: MatchStore) -> Notice:
+    """What was published: all acknowledged, or how many wait in the outbox."""
+    total, acked = Outbox(store, publisher.table).counts()
+    where = f"{publisher.url} as table {publisher.table}"
+    if acked == total:
+        text = f"published {_count(total, 'action')} to {where}; the broker has them all"
+    else:
+        text = f"published to {where}: the broker has {acked} of {_count(total, 'action')}; the rest wait in the store"
+    return Notice("published", text, {"table": publisher.table, "actions": total, "acked": acked})

@@ -15,7 +15,7 @@ from pathlib import Path
 import cv2
 
 from bgboard.config import MatchConfig
-from bgboard.simulation import board_scene, demo_record, demo_setup, rolling_half
+from bgboard.sim.simulation import board_scene, demo_record, demo_setup, rolling_half
 from engine.match import Move, OpeningRoll, Roll
 from engine.position import Position
 from hardware.presenter import seat_of

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The board as SVG, drawn from the state the server sends (bgboard/web.py: state_json).
+// The board as SVG, drawn from the state the server sends (bgboard/web/hub.py: state_json).
 //
 // Player 1's numbering (seat 1 at the bottom): his home board, points 1-6, at the bottom right,
 // 7-12 bottom left, 13-18 top left, 19-24 top right, as in gnubg's default layout. Every checker

@@ -20,7 +20,7 @@ With ``teach=True`` (``bgboard demo --teach``) the table runs in teach mode agai
 gnubg: after each roll gnubg's best play is said and lit (drawn on the terminal panel), and
 after each move its verdict is said and stored with the move.
 
-The players and the camera are :mod:`bgboard.simulation`'s (shared with ``bench/table.py``,
+The players and the camera are :mod:`bgboard.sim.simulation`'s (shared with ``bench/table.py``,
 which reports the same figures over this game and over random ones). This module is the
 command: the console (the sinks of :mod:`bgboard.events`, the same as ``bgboard referee``'s,
 with the players' lines among the table's events), the LED panel, the summary and the export.
@@ -32,26 +32,20 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TextIO
+from typing import Any, Final, TextIO
 
 import cv2
 
-from bgboard.config import gnubg_hints
-from bgboard.events import Event, EventSink, LedsLit, Notice, console_sink, frame_clock
-from bgboard.publish import BrokerUrl, Publisher
-from bgboard.simulation import DemoGame, DemoReport, GnubgDemoGame, demo_record
+from bgboard.events import EventSink, LedsLit, Notice, console_sink, frame_clock
+from bgboard.session import SessionOptions, TableSession
+from bgboard.sim.simulation import DemoGame, DemoReport, GnubgDemoGame, demo_record
 from bgboard.store import MatchStore, default_file_name
-from bgboard.table import Table
 from engine.opponent import GnubgOpponent, level_named
 from hardware.layout import LedLayout
 from hardware.panels import FakeLedPanel, LedPanel
 from hardware.scene import Scene as LedScene
-
-if TYPE_CHECKING:
-    # The web stack is loaded only when the demo serves the page.
-    from bgboard.webserver import Bind, LiveWeb
 
 #: Seconds of firmware output looked at after each scene worth showing (a blink period and more).
 FIRMWARE_LOOK: Final = 0.6
@@ -66,34 +60,6 @@ def _count(n: int, what: str) -> str:
 def _lit(scene: LedScene) -> dict[str, str]:
     """The lit LEDs of a scene in words (``{"point.13": "red fast blink"}``)."""
     return {name: str(light) for name, light in scene.items() if not light.is_off}
-
-
-def _tournament(table: Table, console: EventSink, data: dict[str, Any]) -> None:
-    """The hall's tournament mode at the demo's table: hints off, the status light says it.
-
-    Called from the MQTT client's thread: the flags it sets are read by the table at its next
-    frame, and the console writes whole lines from any thread.
-    """
-    on = bool(data.get("tournament"))
-    if on == table.tournament:
-        return
-    table.tournament = on
-    if on:
-        table.hints = None
-        table.controller.teach = False
-    text = "tournament mode (the hall's order): hints are off" if on else "tournament mode is over (the hall's order)"
-    console(Notice("tournament", text, {"tournament": on}))
-
-
-def _published(publisher: Publisher, store: MatchStore) -> Notice:
-    """What was published: all acknowledged, or how many wait in the outbox."""
-    total, acked = store.outbox_counts(publisher.table)
-    where = f"{publisher.url} as table {publisher.table}"
-    if acked == total:
-        text = f"published {_count(total, 'action')} to {where}; the broker has them all"
-    else:
-        text = f"published to {where}: the broker has {acked} of {_count(total, 'action')}; the rest wait in the store"
-    return Notice("published", text, {"table": publisher.table, "actions": total, "acked": acked})
 
 
 def _drawn_panel(layout: LedLayout, console: EventSink) -> tuple[FakeLedPanel, Callable[[float], None]]:
@@ -182,13 +148,9 @@ def run_demo(
     fps: float = 5.0,
     noise: float = 2.0,
     moves: int | None = None,
-    teach: bool = False,
-    publish: BrokerUrl | None = None,
-    table: str = "demo",
-    web: Bind | None = None,
+    session: SessionOptions | None = None,
     speed: float | None = None,
     linger: bool = False,
-    against: tuple[str, int] | None = None,
 ) -> int:
     """Play the demo game at a rendered table; print the events; export the match as ``.mat``.
 
@@ -196,22 +158,23 @@ def run_demo(
         ``sim`` (the real firmware in simavr, through the serial link), or ``none``.
     :param out_dir: where the match store and the ``.mat`` file go (default: a new temporary folder).
     :param moves: stop after this many moves (the match is then left unfinished in the store).
-    :param teach: teach mode with the real gnubg (``$BGBOARD_GNUBG``, else gnubg on the path):
-        its best play lit and said after each roll, its verdict said after each move.
-    :param publish: publish every stored action and the table's state to this MQTT broker
-        (:mod:`bgboard.publish`), as table ``table``.
-    :param web: serve the live page there (:mod:`bgboard.webserver`) while the game is played.
-    :param speed: how many seconds of the camera's clock pass per real second (0: as fast as
-        the computer goes); default 1 with ``web`` (a game a person can watch), else 0.
-    :param linger: with ``web``, keep the page up after the game (changes from it still run)
-        until Ctrl-C.
-    :param against: ``(level, side)``: a new game of a 3-point match against gnubg at that
+    :param session: what the table's session attaches (:class:`~bgboard.session.SessionOptions`):
+        ``teach``, teach mode with the real gnubg (``$BGBOARD_GNUBG``, else gnubg on the path),
+        its best play lit and said after each roll, its verdict said after each move;
+        ``against``, ``(level, side)``, a new game of a 3-point match against gnubg at that
         level (:data:`engine.opponent.LEVELS`), gnubg playing side 1 or 2, instead of the
-        recorded game; the other side plays gnubg's 0-ply choices.
-    :raises BindError: ``web`` cannot be listened on.
+        recorded game, the other side playing gnubg's 0-ply choices; the hall's publisher
+        (``publish``) and the live page (``page``).
+    :param speed: how many seconds of the camera's clock pass per real second (0: as fast as
+        the computer goes); default 1 with the live page (a game a person can watch), else 0.
+    :param linger: with the live page, keep it up after the game (changes from it still run)
+        until Ctrl-C.
+    :raises BindError: the live page's address cannot be listened on.
     :returns: the exit status (0: the game was played to its end, or to ``moves``).
     """
     stream = out or sys.stdout
+    session = session or SessionOptions()
+    against = session.against
     if leds not in LED_CHOICES:
         raise ValueError(f"leds is one of {', '.join(LED_CHOICES)}, not {leds!r}")
     # One core, as on the referee's small computer; the figures printed stay comparable.
@@ -256,18 +219,12 @@ def run_demo(
                 "Lines with * are what the players do; the others are what bgboard reads, judges and records.",
             )
         )
-    pace = (1.0 if web is not None else 0.0) if speed is None else speed
+    pace = (1.0 if session.page is not None else 0.0) if speed is None else speed
     if pace < 0:
         raise ValueError(f"speed is 0 (as fast as possible) or more, not {speed!r}")
-    with ExitStack() as stack:
+    with TableSession(session, console, now=lambda: game.film.t if game is not None else None) as table_session:
+        stack = table_session.stack
         store = stack.enter_context(MatchStore(store_file))
-        live: LiveWeb | None = None
-        if web is not None:
-            from bgboard.webserver import LiveWeb
-
-            live = LiveWeb.start(web, names, store_path=store_file)
-            stack.callback(live.close)
-            console(live.notice())
         panel: LedPanel | None = None
         draw: Callable[[float], None] | None = None
         if leds == "terminal":
@@ -276,7 +233,7 @@ def run_demo(
             panel, draw = stack.enter_context(_sim_panel(layout, folder / "emulator", console))
         else:
             panel = FakeLedPanel(layout)
-        gnubg = stack.enter_context(gnubg_hints()) if teach or against is not None else None
+        gnubg = table_session.start_gnubg()
         common: dict[str, Any] = {
             "store": store,
             "panel": panel,
@@ -285,58 +242,47 @@ def run_demo(
             "seed": seed,
             "fps": fps,
             "noise": noise,
-            "hints": gnubg if teach else None,
-            "tick": _pacer(pace, live, lambda command, t: game.table.command(command, t)),
+            "hints": table_session.hints,
+            "tick": _pacer(pace, table_session if session.attachments else None),
         }
-        game: DemoGame
+        game: DemoGame | None = None
         if against is not None:
             assert gnubg is not None
             opponent = GnubgOpponent(gnubg, gnubg_player, level)
             game = GnubgDemoGame(opponent=opponent, brain=gnubg, names=names, **common)
         else:
             game = DemoGame(record, 0, **common)
-        publisher: Publisher | None = None
-        if publish is not None:
-            publisher = Publisher(
-                publish, table, store, game.match_id, on_control=lambda data: _tournament(game.table, console, data)
-            )
-            # After the store's sink: the action is committed when the publisher is woken.
-            game.table.sinks.add(publisher)
-            publisher.start()
-        try:
-            if live is not None:
-                live.follow(game.table)
-            report = game.play(moves)
-        finally:
-            if publisher is not None:
-                publisher.stop(linger=Publisher.LINGER)
-                console(_published(publisher, store))
+        table_session.attach(game.table, store, game.match_id)
+        table_session.start()
+        report = game.play(moves)
+        # The publisher stops now, so that what it says comes before the summary.
+        table_session.finish()
         mat = folder / default_file_name(store.summary(game.match_id), "mat")
         mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")
         report.mat_file, report.store_file = mat, store_file
-        if live is not None and linger:
+        page_url = table_session.page_url
+        if page_url is not None and linger:
             # Said before the summary, so that the last lines still name the files written.
             console(
                 Notice(
                     "web-open",
-                    f"the game is over; the live page stays at {live.server.url} until Ctrl-C",
-                    {"url": live.server.url},
+                    f"the game is over; the live page stays at {page_url} until Ctrl-C",
+                    {"url": page_url},
                 )
             )
         _summarise(console, report, mat, store_file)
-        if live is not None and linger:
+        if page_url is not None and linger:
             with suppress(KeyboardInterrupt):
                 while True:
-                    live.inbox.run_pending(lambda command: game.table.command(command, game.film.t), wait=0.2)
+                    table_session.run_requests(game.film.t, wait=0.2)
     return 0 if report.finished or moves is not None else 1
 
 
-def _pacer(
-    speed: float, live: LiveWeb | None, run: Callable[[str, float], list[Event]]
-) -> Callable[[float], None] | None:
+def _pacer(speed: float, session: TableSession | None) -> Callable[[float], None] | None:
     """What the demo does between frames: wait for the camera's clock (``speed`` > 0) and run
-    the live page's changes meanwhile, in the table's thread."""
-    if speed == 0 and live is None:
+    the requests to the table (the live page's changes, the hall's orders) meanwhile, in the
+    table's thread."""
+    if speed == 0 and session is None:
         return None
     started: list[float] = []
 
@@ -347,11 +293,11 @@ def _pacer(
         due = started[0] + t / speed if speed else now
         while True:
             left = due - time.perf_counter()
-            if live is None:
+            if session is None:
                 if left > 0:
                     time.sleep(left)
                 return
-            live.inbox.run_pending(lambda command: run(command, t), wait=min(max(left, 0.0), 0.05))
+            session.run_requests(t, wait=min(max(left, 0.0), 0.05))
             if left <= 0:
                 return
 

@@ -3,7 +3,7 @@
 position it must show, and the calibration a page confirms.
 
 A club sets a table up without typing pixels: the live page's calibration view
-(``/calibrate``, served by :mod:`bgboard.webserver`) shows the latest camera frame with the
+(``/calibrate``, served by :mod:`bgboard.web.server`) shows the latest camera frame with the
 four field corners drawn over it as handles, and a person drags them onto the board and
 confirms. This module does everything but the HTTP:
 
@@ -19,7 +19,7 @@ confirms. This module does everything but the HTTP:
 - :meth:`Calibrator.calibrate` calibrates on that frame with those corners, with the check on
   (a refusal is the calibration's own words), and :meth:`Calibrator.install` writes the profile
   and hands it to whoever owns the table, in the table's thread, through the live page's
-  :class:`~bgboard.web.Inbox`.
+  :class:`~bgboard.session.Inbox`.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from engine.position import Position
 from hardware.presenter import seat_of
 
 if TYPE_CHECKING:
+    from bgboard.session import Inbox
     from bgboard.table import Table
-    from bgboard.web import Inbox
     from vision.profile import Profile
 
 #: What each corner handle stands for, in the contract's order (clockwise on screen).

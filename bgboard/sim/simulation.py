@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Simulated play at a rendered table: the frames a camera would see, and players who answer.
 
-The demo (:mod:`bgboard.demo`) and the benchmark (``bench/table.py``) both referee games that
+The demo (:mod:`bgboard.sim.demo`) and the benchmark (``bench/table.py``) both referee games that
 no one plays: every turn is drawn by :mod:`vision.render` (a hand over the board, the dice
 rolled on the roller's right, the checkers moved, a lamp's glare, sensor noise on every still
 frame) and fed to a :class:`~bgboard.table.Table` on a frame clock. What they share:

@@ -4,14 +4,14 @@
 Two Starlette applications, served by uvicorn in a thread of their own (:class:`WebServer`):
 
 - :func:`live_app` (``bgboard demo --web``, ``bgboard referee --web``): the page, ``GET
-  /api/state``, ``GET /api/events`` (server-sent events from a :class:`~bgboard.web.WebHub`),
+  /api/state``, ``GET /api/events`` (server-sent events from a :class:`~bgboard.web.hub.WebHub`),
   and the changes a page may ask for, ``POST /api/correct`` and ``POST /api/command``, which
   need the table's token (``Authorization: Bearer TOKEN``) and go through an
-  :class:`~bgboard.web.Inbox` to the table's own thread. With a store, the match browser's
+  :class:`~bgboard.session.Inbox` to the table's own thread. With a store, the match browser's
   routes too. At the referee, the calibration view (``/calibrate``): ``GET /api/calibration``
   (a camera frame kept, the corners found on it, the position it must show), ``GET
   /api/calibration.jpg`` (that frame) and ``POST /api/calibration`` (the corners a person
-  placed; the token is needed), see :mod:`bgboard.calibration_view`.
+  placed; the token is needed), see :mod:`bgboard.web.calibration_view`.
 - :func:`history_app` (``bgboard serve``): the stored matches, ``GET /api/matches``, one
   match's moves with the board after each and gnubg's analysis when one is kept, each error
   on its move (``GET /api/matches/ID``), its ``.mat`` or ``.sgf``
@@ -48,17 +48,18 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bgboard.analyse import errors_by_action
-from bgboard.calibration_view import CalibrationRequestError, Calibrator, FrameGoneError
 from bgboard.errors import BindError
 from bgboard.events import Event, StoreSink
+from bgboard.session import Inbox, TableSession
 from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
-from bgboard.web import PAGE_COMMANDS, Inbox, WebHub, state_json
+from bgboard.web.calibration_view import CalibrationRequestError, Calibrator, FrameGoneError
+from bgboard.web.hub import PAGE_COMMANDS, WebHub, state_json
 from engine.errors import BackgammonError
 from engine.match import MatchState, Move
 
 if TYPE_CHECKING:
-    from bgboard.calibration_view import Calibrated
     from bgboard.table import Table
+    from bgboard.web.calibration_view import Calibrated
 
 log = logging.getLogger(__name__)
 
@@ -664,12 +665,15 @@ class LiveWeb:
         *,
         store_path: Path | None = None,
         token: str | None = None,
+        inbox: Inbox | None = None,
     ) -> LiveWeb:
         """Bind, then serve the page in a thread.
 
+        :param inbox: where the pages' changes go (default: a new one).
         :raises BindError: the address cannot be listened on.
         """
-        hub, inbox, camera, calibration = WebHub(names), Inbox(), CameraFeedView(), CalibrationSlot()
+        hub, camera, calibration = WebHub(names), CameraFeedView(), CalibrationSlot()
+        inbox = inbox if inbox is not None else Inbox()
         token = token or new_token()
         app = live_app(hub, inbox, token, store_path=store_path, camera=camera, calibration=calibration)
         server = WebServer(app, bind, on_stop=hub.close)
@@ -677,7 +681,7 @@ class LiveWeb:
 
     def follow(self, table: Table) -> None:
         """Show ``table``: its events and state (:meth:`WebHub.follow`) and its camera's last
-        still frame with the reading drawn (:func:`bgboard.camera_view.camera_picture`)."""
+        still frame with the reading drawn (:func:`bgboard.web.camera_view.camera_picture`)."""
         self.hub.follow(table)
 
         def picture() -> bytes | None:
@@ -687,7 +691,7 @@ class LiveWeb:
             still = table.last_still
             if still is None or reader is None:
                 return None
-            from bgboard.camera_view import camera_picture
+            from bgboard.web.camera_view import camera_picture
 
             image, reading = still
             profile = reader.profile
@@ -737,6 +741,42 @@ class LiveWeb:
         self.server.stop()
 
 
+@dataclass(frozen=True, slots=True)
+class LivePage:
+    """The live page, attached to a table's session (:class:`bgboard.session.TableSession`).
+
+    It follows the session's table, takes its changes through the session's inbox, offers the
+    calibration view when the session names a profile to write, and says its address and
+    token on the console.
+
+    :param bind: where to listen.
+    """
+
+    bind: Bind
+
+    def attach(self, session: TableSession) -> None:
+        """Start the page on ``session``'s table; the session's stack stops it.
+
+        :raises BindError: the address cannot be listened on.
+        """
+        table = session.table
+        path = session.store.path if session.store is not None else None
+        live = LiveWeb.start(
+            self.bind,
+            table.controller.names,
+            store_path=None if path is None or str(path) == ":memory:" else Path(path),
+            inbox=session.inbox,
+        )
+        session.stack.callback(live.close)
+        live.follow(table)
+        if session.profile is not None and session.on_calibrated is not None:
+            live.calibrate(table, session.profile, session.on_calibrated)
+        session.calibrate_url = live.calibrate_url
+        session.page_url = live.server.url
+        # The console only: the token must not reach the pages, which anyone may read.
+        session.console(live.notice())
+
+
 class FrameKeeper:
     """Keeps, for every move recorded, the still frame it was judged on in the match store
     (:meth:`~bgboard.store.MatchStore.keep_frame`): the referee's evidence in a dispute,
@@ -752,7 +792,7 @@ class FrameKeeper:
         still = self.table.last_still
         if not isinstance(event.action, Move) or event.source is None or still is None:
             return
-        from bgboard.camera_view import evidence_jpeg
+        from bgboard.web.camera_view import evidence_jpeg
 
         try:
             self.store.keep_frame(self.match_id, evidence_jpeg(still[0]))

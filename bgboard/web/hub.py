@@ -12,9 +12,9 @@ The page is one more sink of the table's event stream (:mod:`bgboard.events`). A
   (:meth:`WebHub.subscribe`), each in its own event loop's thread.
 
 Nothing here changes the match: a change a page asks for (a correction, "done", undo) goes
-through an :class:`Inbox` to whoever owns the table (the demo's loop, the referee's queue),
+through an :class:`~bgboard.session.Inbox` to whoever owns the table (the demo's loop, the referee's queue),
 which runs it as a line typed at the console, in its own thread, and answers with the events
-it caused. :mod:`bgboard.webserver` serves all this over HTTP.
+it caused. :mod:`bgboard.web.server` serves all this over HTTP.
 
 The snapshot reads the controller from the table's thread (the sinks are called there), so a
 page never sees a state half-way through an update.
@@ -23,14 +23,12 @@ page never sees a state half-way through an update.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import json
 import logging
-import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -428,52 +426,3 @@ class WebHub:
         for subscriber in subscribers:
             with contextlib.suppress(RuntimeError):
                 subscriber.loop.call_soon_threadsafe(subscriber.queue.put_nowait, _END)
-
-
-# -- changes from the pages ----------------------------------------------------------------
-
-
-#: A change for the table's owner: a console line, or a function to call in its thread.
-_Change = str | Callable[[], Iterable[Event]]
-
-
-class Inbox:
-    """Changes the pages ask for, waiting for the table's owner to run them in its thread.
-
-    :meth:`submit` (any thread) queues a console command and returns a future; :meth:`call`
-    queues a function that must run beside the table (the calibration view's new reader). The
-    owner calls :meth:`run_pending` between frames, which runs each command with ``run``, or
-    the function itself, and sets its future to the events it caused.
-    """
-
-    def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[_Change, concurrent.futures.Future[list[Event]]]] = queue.SimpleQueue()
-
-    def submit(self, command: str) -> concurrent.futures.Future[list[Event]]:
-        """Queue ``command`` (a console line such as ``correct 13/7 8/7``)."""
-        future: concurrent.futures.Future[list[Event]] = concurrent.futures.Future()
-        self._queue.put((command, future))
-        return future
-
-    def call(self, function: Callable[[], Iterable[Event]]) -> concurrent.futures.Future[list[Event]]:
-        """Queue ``function``, to be called in the table's thread; its future gets the events it returns."""
-        future: concurrent.futures.Future[list[Event]] = concurrent.futures.Future()
-        self._queue.put((function, future))
-        return future
-
-    def run_pending(self, run: Callable[[str], Iterable[Event]], *, wait: float = 0.0) -> int:
-        """Run the queued commands with ``run`` and the queued functions themselves (waiting up
-        to ``wait`` seconds for the first); returns how many ran."""
-        done = 0
-        while True:
-            try:
-                item, future = self._queue.get(timeout=wait) if wait > 0 and not done else self._queue.get_nowait()
-            except queue.Empty:
-                return done
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                future.set_result(list(run(item) if isinstance(item, str) else item()))
-            except Exception as exc:  # the page hears of it; the table goes on
-                future.set_exception(exc)
-            done += 1
