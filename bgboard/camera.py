@@ -25,7 +25,7 @@ import numpy as np
 
 from bgboard.errors import StoppedError
 from bgboard.table import camera_reason
-from vision.frames import CameraError, Frame, FrameSource, opencv_errors_only
+from vision.frames import CameraError, Frame, FrameSource, open_source, opencv_errors_only, source_kind
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,35 @@ CAMERA_LOST: Final = "the camera stopped sending frames: reopening"
 CAMERA_BACK: Final = "the camera is sending frames again"
 
 SourceFactory = Callable[[str], FrameSource]
+
+
+#: The kinds of frame source that end (:func:`vision.frames.source_kind`): recordings.
+RECORDINGS: Final = ("video", "images")
+
+
+def is_recording(url: str) -> bool:
+    """Whether ``url`` names a recording, played once: a video file or a folder (or pattern) of
+    photos. A single photo is a still camera (:class:`StillImage`), never ending.
+
+    >>> is_recording("video:game.mp4"), is_recording("file:frames/*.png"), is_recording("usb:0")
+    (True, True, False)
+    """
+    try:
+        kind = source_kind(url)
+    except CameraError:
+        return False
+    if kind != "images":
+        return kind in RECORDINGS
+    from vision.frames import ImageFiles
+
+    try:
+        source = open_source(url)
+    except CameraError:
+        return True
+    try:
+        return not (isinstance(source, ImageFiles) and len(source.paths) == 1)
+    finally:
+        source.close()
 
 
 #: Threads left inside a camera driver that would not return (see :func:`stuck_threads`).

@@ -44,7 +44,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from bgboard.camera import BACKOFF, STALL, STOP_WAIT, CameraFeed, SourceFactory, left_behind
+from bgboard.camera import BACKOFF, STALL, STOP_WAIT, CameraFeed, SourceFactory, is_recording, left_behind
 from bgboard.config import Config
 from bgboard.errors import BindError
 from bgboard.events import Event, EventKind, console_sink
@@ -143,8 +143,11 @@ class RefereeOptions:
     :param live: drop a frame the table has not taken yet when a newer one comes (a camera:
         never judge an old frame); ``False`` hands every frame over (files, tests). Default:
         from the source's address (:func:`vision.frames.is_live`).
-    :param end_with_source: stop when the source ends instead of reopening it (a recording
-        played once, tests).
+    :param end_with_source: stop when the source ends instead of reopening it. Default: for a
+        recording (a video file, a folder of photos), which is played once: played again from
+        its start, its old frames would be judged as the board now (``bgboard replay`` is the
+        command for recorded frames). A camera, a single photo (a still camera) and a test's
+        fake source are reopened.
     :param clock: monotonic seconds (the gap across a camera reopen).
     :param first_frame: seconds the camera has to open and send its first frame.
     """
@@ -162,7 +165,7 @@ class RefereeOptions:
     stall: float = STALL
     backoff: tuple[float, float] = BACKOFF
     live: bool | None = None
-    end_with_source: bool = False
+    end_with_source: bool | None = None
     clock: Callable[[], float] = time.monotonic
     first_frame: float = FIRST_FRAME
 
@@ -226,8 +229,8 @@ class Referee:
             self._say_later,
             stall=options.stall,
             backoff=options.backoff,
-            end_with_source=options.end_with_source,
-            on_end=lambda: self._queue.put(_End("the camera's recording ended")),
+            end_with_source=is_recording(source) if options.end_with_source is None else options.end_with_source,
+            on_end=lambda: self._queue.put(_End(f"the recording {source} ended")),
             clock=clock,
         )
         # A profile the referee loads itself is written back with what the reader learns of the
@@ -675,6 +678,9 @@ class Referee:
                 self._say_analysis()
         else:
             text = f"stopped: match {self.match_id} is recorded so far; bgboard referee --resume carries on"
+            if self.ended is not None and self.ended.startswith("the recording"):
+                # Said why: a recording is played once, never again from its start.
+                text = f"stopped: {self.ended} (a recording is played once); match {self.match_id} is recorded so far"
         self._say("stopped", text, match=self.match_id, frames=self.table.stats.frames)
         self._keep_learning(now=True)
         self.session.close()

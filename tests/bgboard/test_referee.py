@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 from rendered_table import (
@@ -488,3 +489,20 @@ def test_the_live_page_follows_the_referee_and_its_changes_are_run_as_keyboard_l
         assert run.wait_for("opening-roll")["source"] == "correction"
     run.stop_now()
     assert stored(config) == [OpeningRoll(5, 2)]
+
+
+def test_a_recording_is_played_once_and_ends_the_referee(config: Config, tmp_path: Path) -> None:
+    """A folder of photos (or a video) is not a camera: played again from its start, its old
+    frames would be judged as the board now. It ends the referee, which says so."""
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    for n, image in enumerate(opening_frames()):
+        assert cv2.imwrite(str(folder / f"{n:03d}.png"), image)
+    recording = config.with_overrides(camera_source=f"file:{folder}/*.png?fps=5")
+    run = Running(make_referee(recording, out=(out := io.StringIO()), json_lines=True, live=False), out)
+    run.finish()
+    kinds = run.kinds()
+    assert "camera-lost" not in kinds and kinds.count("opening-roll") == 1
+    stopped = run.events()[-1]
+    assert stopped["event"] == "stopped" and "ended (a recording is played once)" in str(stopped["text"])
+    assert stored(recording) == [OpeningRoll(5, 2)]
