@@ -61,6 +61,10 @@ class UnknownMatchError(StoreError, LookupError):
     """No match has that id."""
 
 
+class StoreInUseError(StoreError):
+    """Another table (a referee) refereeing into the same store holds it."""
+
+
 class StoreInputError(StoreError, ValueError):
     """A bad argument: an unknown source, a confidence outside 0 to 1, a bad player name."""
 

@@ -49,7 +49,7 @@ from bgboard.config import Config
 from bgboard.errors import BindError
 from bgboard.events import Event, EventKind, console_sink
 from bgboard.session import Calibration, SessionOptions, TableSession
-from bgboard.store import MatchStore, StoreError
+from bgboard.store import MatchStore, StoreError, held_by_one_table
 from bgboard.table import (
     SetupError,
     Table,
@@ -305,6 +305,11 @@ class Referee:
             self.store = session.stack.enter_context(open_store(self.config, self._name("store.path")))
         else:
             self.store = options.store
+        if str(self.store.path) != ":memory:":
+            try:
+                session.stack.enter_context(held_by_one_table(Path(self.store.path)))
+            except StoreError as exc:
+                raise SetupError(f"{self._name('store.path')}: {exc}") from None
         session.start_gnubg()
         if against is not None:
             self.config = self._with_gnubg_named(self.config, against[1])

@@ -80,7 +80,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from bgboard.errors import NewerStoreError, NotAStoreError, StoreError, StoreInputError, UnknownMatchError
+from bgboard.errors import (
+    NewerStoreError,
+    NotAStoreError,
+    StoreError,
+    StoreInputError,
+    StoreInUseError,
+    UnknownMatchError,
+)
 from engine.dice import Dice
 from engine.errors import BackgammonError
 from engine.match import AcceptResign, Action, Beaver, Double, Drop, GameEnd, GameResult, MatchOptions, MatchState
@@ -1428,6 +1435,31 @@ class MatchStore:
             else GameResult(row["winner"], row["points"], row["kind"], GameEnd(row["ended"]), row["cube"])
             for row in rows
         ]
+
+
+@contextmanager
+def held_by_one_table(path: Path) -> Iterator[None]:
+    """Hold the store file at ``path`` for one table while the block runs: two referees
+    recording into one store would interleave two matches' actions, and a second one resumed
+    would fail only at its first roll. Readers (``bgboard matches``, ``export``, the match
+    browser) are not kept out. The hold is the kernel's ``flock`` on the file, released when
+    the process ends however it ends.
+
+    :raises StoreInUseError: another process holds it.
+    """
+    import fcntl
+
+    with open(path, "rb") as held:
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreInUseError(
+                f"{path} is in use by another referee: stop it first, or give this one its own store (--store)"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(held, fcntl.LOCK_UN)
 
 
 def match_id_of(store: MatchStore, text: str) -> int:

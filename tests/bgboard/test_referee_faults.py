@@ -444,3 +444,21 @@ def test_resume_with_other_players_or_length_says_the_stored_match_keeps_its_own
     third = make_referee(config, out=out, json_lines=True, resume=True, source_factory=idle(), given=given)
     third.run(stop)
     assert "settings-kept" not in out.getvalue()
+
+
+def test_a_second_referee_on_the_same_store_is_refused_and_records_nothing(config: Config) -> None:
+    first = make_referee(config, out=io.StringIO(), source_factory=idle())
+    try:
+        with pytest.raises(SetupError, match=r"store.path: .*matches.sqlite3 is in use by another referee"):
+            make_referee(config, out=io.StringIO(), resume=True, source_factory=idle())
+        assert len(first.store.matches()) == 1  # the second started nothing
+    finally:
+        stop = threading.Event()
+        stop.set()
+        first.run(stop)
+    # Once the first has stopped, the store is free again.
+    again = make_referee(config, out=io.StringIO(), resume=True, source_factory=idle())
+    assert again.match_id == first.match_id
+    stop = threading.Event()
+    stop.set()
+    again.run(stop)
