@@ -24,6 +24,11 @@ an action's events to the hub (encoding, the snapshot, every page's queue). Acti
 ``--gap`` seconds apart, so each is measured on its own; with 20 pages every page's latency
 counts.
 
+``--overlay`` measures the broadcast overlay's chances instead (:mod:`bgboard.web.overlay`): the
+same actions, and for each that changes the position evaluated, the time from the events handed
+to the hub to ``GET /api/chances`` serving gnubg's chances for the new position (asked every
+5 ms), with the evaluation's own time in gnubg.
+
 ``--screenshot PATH`` plays the demo's game at a rendered table (as ``bgboard demo --web``
 does) up to its illegal move and saves a phone-sized picture of the page (the README's).
 """
@@ -229,13 +234,75 @@ def screenshot(path: Path) -> None:
     print(f"wrote {path}")
 
 
+def measure_overlay(gap: float) -> dict[str, Any]:
+    import httpx
+
+    from bgboard.web.overlay import position_to_evaluate
+
+    record = demo_record()
+    names = (record.players[0], record.players[1])
+    controller = Controller(record.initial_state(0), names=names)
+    live = LiveWeb.start(Bind("127.0.0.1", 0), names)
+    live.hub.follow_controller(controller)
+    url = f"http://127.0.0.1:{live.server.port}/api/chances"
+    served: list[float] = []
+    gnubg: list[float] = []
+    late = 0
+    try:
+        with httpx.Client() as client:
+            client.get(url)  # the evaluator starts at the first request
+            t = 0.0
+            last = None
+            for what, how in actions_as_typed(controller):
+                t += 1.0
+                events = tell(controller, what, how, t)
+                began = time.perf_counter()
+                for event in events:
+                    live.hub(event.at(t))
+                wanted = position_to_evaluate(live.hub.state())
+                if wanted is not None and wanted[0] != last:
+                    last = wanted[0]
+                    while time.perf_counter() - began < 10:
+                        answer = client.get(url).json()
+                        if answer["gnubgid"] == wanted[0]:
+                            served.append(1000 * (time.perf_counter() - began))
+                            gnubg.append(1000 * answer["seconds"])
+                            break
+                        time.sleep(0.005)
+                    else:
+                        late += 1
+                time.sleep(gap)
+    finally:
+        live.close()
+
+    def figures(values: list[float]) -> dict[str, float]:
+        ordered = sorted(values)
+        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+        return {"median_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1)}
+
+    return {"positions": len(served), "late": late, "chances_served": figures(served), "gnubg_eval": figures(gnubg)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, nargs="+", default=[1, 20], help="pages open at once, per run")
     parser.add_argument("--gap", type=float, default=0.1, help="seconds between actions (default 0.1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--screenshot", type=Path, help="save a picture of the page during the demo instead")
+    parser.add_argument("--overlay", action="store_true", help="measure the overlay's chances (gnubg) instead")
     args = parser.parse_args()
+    if args.overlay:
+        found = measure_overlay(args.gap)
+        if args.json:
+            print(json.dumps(found, indent=2))
+            return
+        served, ev = found["chances_served"], found["gnubg_eval"]
+        print(
+            f"{found['positions']} positions: event -> chances served median {served['median_ms']} ms,"
+            f" p95 {served['p95_ms']} ms (gnubg's eval median {ev['median_ms']} ms, p95 {ev['p95_ms']} ms)"
+            + (f"; {found['late']} not served within 10 s" if found["late"] else "")
+        )
+        return
     if args.screenshot is not None:
         screenshot(args.screenshot)
         return

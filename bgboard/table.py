@@ -599,13 +599,16 @@ def open_store(config: Config, name: str = "store.path") -> MatchStore:
 
 
 def new_match(store: MatchStore, config: Config) -> int:
-    """Start the match ``config.match`` describes in ``store``; its id.
+    """Start the match ``config.match`` describes in ``store``; its id. The player at the
+    bottom is kept as the match's ``PlayerAtBottom`` tag (``"1"`` or ``"2"``).
 
     :raises SetupError: the players or the length are not usable.
     """
     match = config.match
+    # Who sat at the bottom of the camera's view: the match browser replays from that seat.
+    tags = {"PlayerAtBottom": str(match.player_at_bottom)}
     try:
-        return store.start_match(match.players, match.length, match.options())
+        return store.start_match(match.players, match.length, match.options(), tags)
     except StoreError as exc:
         raise SetupError(f"match: {exc}") from None
 

@@ -49,7 +49,9 @@ BACKLOG: Final = 500
 #: Messages a page may fall behind by before it is dropped (it reconnects and starts afresh).
 QUEUE_LIMIT: Final = 1000
 #: The console commands a page may send (:meth:`bgboard.controller.Controller.on_command`).
-PAGE_COMMANDS: Final = frozenset({"done", "undo", "double", "take", "drop", "hint", "dice", "correct", "teach"})
+PAGE_COMMANDS: Final = frozenset(
+    {"done", "undo", "double", "take", "drop", "resign", "accept", "reject", "hint", "dice", "correct", "teach"}
+)
 
 _END: Final = object()
 

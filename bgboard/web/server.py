@@ -33,7 +33,7 @@ import logging
 import secrets
 import socket
 import threading
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,20 +42,35 @@ from typing import TYPE_CHECKING, Any, Final
 import uvicorn
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bgboard.analyse import errors_by_action
+from bgboard.config import MatchConfig
 from bgboard.errors import BindError
 from bgboard.events import Event, StoreSink
 from bgboard.session import Inbox, TableSession
-from bgboard.store import FORMATS, MatchStore, StoreError, UnknownMatchError, default_file_name, describe
+from bgboard.store import (
+    FORMATS,
+    MatchStore,
+    StoredAction,
+    StoreError,
+    UnknownMatchError,
+    default_file_name,
+    describe,
+)
 from bgboard.web.calibration_view import CalibrationRequestError, Calibrator, FrameGoneError
-from bgboard.web.hub import PAGE_COMMANDS, WebHub, state_json
+from bgboard.web.hub import PAGE_COMMANDS, WebHub, arrows, state_json
+from bgboard.web.overlay import overlay_routes
 from engine.errors import BackgammonError
 from engine.match import MatchState, Move
+from engine.movegen import legal_plays
+from engine.play import Play
+from hardware.presenter import seat_of
 
 if TYPE_CHECKING:
     from bgboard.table import Table
@@ -167,6 +182,73 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+#: The match tag that says who sat at the bottom of the camera's view ("1" or "2", the
+#: config's ``match.player_at_bottom``), written by :func:`bgboard.table.new_match`.
+BOTTOM_TAG: Final = "PlayerAtBottom"
+
+
+def bottom_player_of(tags: Mapping[str, str]) -> int:
+    """The engine player (0 or 1) at the bottom of the table for a match with these tags: the
+    :data:`BOTTOM_TAG`, or the config's default (the first named) for a match without one."""
+    text = str(tags.get(BOTTOM_TAG, "")).strip()
+    return int(text) - 1 if text in ("1", "2") else MatchConfig().bottom_player
+
+
+def _play_arrows(state: MatchState, text: str, seat: int) -> list[dict[str, Any]] | None:
+    """The arrows of play ``text`` (gnubg's or the store's) made from ``state``, or ``None``."""
+    if state.dice is None:
+        return None
+    try:
+        play = Play() if text.strip() in ("", "no move") else legal_plays(state.position, state.dice).parse(text)[1]
+    except BackgammonError:
+        return None
+    return arrows(play, seat)
+
+
+def _step(
+    row: StoredAction, names: tuple[str, str], bottom: int, error: dict[str, Any] | None
+) -> dict[str, Any] | None:
+    """One step of the replay: the action in words, the board after it (the move drawn as
+    arrows, as the live page draws the last move) and the board before it (the decision: the
+    dice, and for an error the play made and gnubg's best as arrows), seen from the table's
+    bottom seat. ``None`` when a stored ID does not read."""
+    try:
+        before = MatchState.from_gnubg_id(row.gnubgid_before, game_number=row.game)
+        after = MatchState.from_gnubg_id(row.gnubgid_after, game_number=row.game)
+    except BackgammonError:
+        return None
+    who = "" if row.player is None else f"{names[row.player]}: "
+    state = state_json(after, names, bottom_player=bottom)
+    earlier = state_json(before, names, bottom_player=bottom)
+    earlier["last_move"] = earlier["hint"] = None
+    state["last_move"] = None
+    if isinstance(row.action, Move) and row.player is not None and isinstance(row.action.play, Play):
+        seat = seat_of(row.player, bottom)
+        made = {
+            "player": row.player + 1,
+            "play": str(row.action.play) or "no move",
+            "arrows": arrows(row.action.play, seat),
+        }
+        state["last_move"] = made
+        if error is not None:
+            earlier["last_move"] = made
+            best = _play_arrows(before, str(error.get("best") or ""), seat)
+            if best is not None:
+                earlier["hint"] = {"play": str(error.get("best")), "arrows": best}
+    return {
+        "game": row.game,
+        "seq": row.seq,
+        "kind": row.kind,
+        "player": None if row.player is None else row.player + 1,
+        "text": who + describe(row.action),
+        "source": row.source,
+        "note": row.note,
+        "state": state,
+        "before": earlier,
+        "error": error,
+    }
+
+
 def _match_routes(store_path: Path) -> list[Route]:
     """The match browser's API over the store at ``store_path`` (one connection per request:
     the table's own connection belongs to its thread, and SQLite's WAL lets readers in)."""
@@ -216,32 +298,19 @@ def _match_routes(store_path: Path) -> list[Route]:
         except StoreError as exc:
             return _error(503, str(exc))
         names = summary.players
+        bottom = bottom_player_of(summary.tags)
         # gnubg's analysis, when one is kept and up to date, with each error on its move.
         errors = errors_by_action(actions, analysis) if analysis is not None else {}
         steps = []
         for row in actions:
             if row.action is None:
                 continue
-            try:
-                after = MatchState.from_gnubg_id(row.gnubgid_after, game_number=row.game)
-            except BackgammonError:
+            step = _step(row, names, bottom, errors.get(row.id))
+            if step is None:
                 continue  # an ID gnubg's own format cannot hold (none in practice): the step is left out
-            who = "" if row.player is None else f"{names[row.player]}: "
-            steps.append(
-                {
-                    "game": row.game,
-                    "seq": row.seq,
-                    "kind": row.kind,
-                    "player": None if row.player is None else row.player + 1,
-                    "text": who + describe(row.action),
-                    "source": row.source,
-                    "note": row.note,
-                    "frame": f"/api/matches/{number}/frames/{row.id}" if row.id in framed else None,
-                    "state": state_json(after, names),
-                    "error": errors.get(row.id),
-                }
-            )
-        body = {"match": summary.to_json(), "steps": steps, "analysis": analysis}
+            step["frame"] = f"/api/matches/{number}/frames/{row.id}" if row.id in framed else None
+            steps.append(step)
+        body = {"match": summary.to_json(), "bottom": bottom + 1, "steps": steps, "analysis": analysis}
         return _no_store(JSONResponse(body))
 
     def export(request: Request) -> Response:
@@ -286,6 +355,12 @@ def _match_routes(store_path: Path) -> list[Route]:
         Route("/api/matches/{match}/export", export),
         Route("/matches", _page("matches.html")),
     ]
+
+
+def _compressed() -> list[Middleware]:
+    """Gzip for whoever accepts it (the pages' scripts and styles, the JSON); Starlette leaves
+    the server-sent events uncompressed, so each still reaches the page at once."""
+    return [Middleware(GZipMiddleware, minimum_size=500)]
 
 
 def _static() -> Mount:
@@ -554,11 +629,12 @@ def live_app(
         Route("/api/correct", correct, methods=["POST"]),
         Route("/api/command", command, methods=["POST"]),
         Route("/api/token", check, methods=["POST"]),
+        *overlay_routes(hub),
         _static(),
     ]
     if store_path is not None:
         routes[1:1] = _match_routes(store_path)
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, middleware=_compressed())
 
 
 class _BadRequestError(ValueError):
@@ -573,7 +649,7 @@ def history_app(store_path: Path) -> Starlette:
     async def home(request: Request) -> Response:
         return FileResponse(STATIC / "matches.html", media_type="text/html; charset=utf-8")
 
-    return Starlette(routes=[Route("/", home), *_match_routes(store_path), _static()])
+    return Starlette(routes=[Route("/", home), *_match_routes(store_path), _static()], middleware=_compressed())
 
 
 # -- the server thread ----------------------------------------------------------------------

@@ -200,12 +200,12 @@ def test_a_refused_correction_says_why(running_inbox: tuple[Inbox, Controller, W
         bad = client.post("/api/correct", json={"play": "24/1"}, headers=auth).json()
         empty = client.post("/api/correct", json={}, headers=auth)
         not_json = client.post("/api/correct", content=b"{", headers=auth)
-        unknown = client.post("/api/command", json={"command": "resign"}, headers=auth)
+        unknown = client.post("/api/command", json={"command": "quit"}, headers=auth)
     assert bad["accepted"] is False and bad["events"][0]["event"] == "refused"
     assert controller.state == before
     assert empty.status_code == 400 and '"play"' in empty.json()["error"]
     assert not_json.status_code == 400 and "not JSON" in not_json.json()["error"]
-    assert unknown.status_code == 400 and "'resign' is not a command" in unknown.json()["error"]
+    assert unknown.status_code == 400 and "'quit' is not a command" in unknown.json()["error"]
 
 
 @pytest.fixture
@@ -241,7 +241,9 @@ def test_the_match_browser_lists_replays_and_exports(store_with_a_match: tuple[P
         }
     ]
     assert [s["text"] for s in replay["steps"]] == ["opening roll 3-1", "Ann: move 8/5 6/5"]
-    assert replay["steps"][-1]["state"]["board"]["points"][19] == -2
+    # No PlayerAtBottom tag: shown as the default config has the table, Ann (player 1) at the
+    # bottom, seat 1, whose 5-point she has just made.
+    assert replay["bottom"] == 1 and replay["steps"][-1]["state"]["board"]["points"][4] == 2
     assert mat.status_code == 200 and "3 point match" in mat.text and "31: 8/5 6/5" in mat.text
     assert 'filename="' in mat.headers["content-disposition"]
     assert sgf.status_code == 200 and "GM[6]" in sgf.text
@@ -381,3 +383,22 @@ def test_demo_web_serves_the_page_from_the_command_line_until_stopped(tmp_path: 
     stays = [number for number, line in enumerate(lines) if "the live page stays at" in line]
     assert stays and stays[0] < len(lines) - 1 and lines[-1].startswith("match written to ")
     assert list(tmp_path.glob("*.mat"))
+
+
+def test_the_pages_files_and_answers_are_gzipped_for_whoever_accepts_it(tmp_path: Path) -> None:
+    controller = _controller()
+    hub = _hub(controller)
+    gzip = {"Accept-Encoding": "gzip"}
+    with TestClient(live_app(hub, Inbox(), TOKEN)) as client:
+        script = client.get("/static/app.js", headers=gzip)
+        page = client.get("/", headers=gzip)
+        plain = client.get("/static/app.js", headers={"Accept-Encoding": "identity"})
+    assert script.status_code == 200 and script.headers["content-encoding"] == "gzip"
+    assert page.headers["content-encoding"] == "gzip"
+    assert "content-encoding" not in plain.headers
+    assert script.text == plain.text  # httpx unzips it: the same script
+    with MatchStore(tmp_path / "m.sqlite3"):
+        pass
+    with TestClient(history_app(tmp_path / "m.sqlite3")) as client:
+        style = client.get("/static/style.css", headers=gzip)
+    assert style.status_code == 200 and style.headers["content-encoding"] == "gzip"

@@ -448,7 +448,12 @@ def test_dice_are_entered_by_tapping_two_faces_and_undo_takes_a_move_back(browse
         assert table.controller.state.dice == Dice(5, 3)
         page.wait_for_function("() => document.querySelectorAll('.bg-die').length === 2")
         assert page.locator(".bg-die").evaluate_all("ds => ds.map(d => d.dataset.value)") == ["5", "3"]
-        page.locator("button[data-command='undo']").click()
+        # Undo asks once: the first tap only arms it, the second takes the roll back.
+        page.locator("#undo").click()
+        page.wait_for_function("() => document.querySelector('#undo').textContent === 'Undo: sure?'")
+        page.wait_for_timeout(300)
+        assert table.controller.state.dice == Dice(5, 3)
+        page.locator("#undo").click()
         page.wait_for_function("() => document.querySelectorAll('.bg-die').length === 0")
         assert table.controller.state.phase is Phase.ROLL and table.controller.state.dice is None
         page.close()
@@ -493,7 +498,7 @@ def test_the_match_browser_shows_gnubgs_analysis(tmp_path: Path, browser: Any) -
         page.goto(f"{server.url}matches?match={match}")
         page.wait_for_selector("#analysis:not([hidden]) #errors li")
         rows = page.locator("#figures tbody tr").all_inner_texts()
-        assert rows[0].split("\t") == ["Ann", "123.4", "Awful!", "0.050"]
+        assert rows[0].split("\t") == ["Ann", "123.4", "Awful!", "+0.1"]
         error = page.locator("#errors li").first
         assert "31 played 24/23 24/21, best 8/5 6/5 (-0.123, bad)" in error.inner_text()
         marked = page.locator("#steps li.error")
@@ -501,3 +506,183 @@ def test_the_match_browser_shows_gnubgs_analysis(tmp_path: Path, browser: Any) -
         error.click()
         page.wait_for_function("() => document.querySelector('#board svg').dataset.step === '1'")
         page.close()
+
+
+# -- the page's layout and the board's geometry --------------------------------------------------
+
+
+def _played(table: Table) -> None:
+    """Ann's opening 3-1 played: a last move to show, Bob to roll."""
+    with table.lock:
+        table.tell(table.controller.on_command("correct 24/21 24/23", 1.0))
+
+
+def _box(page: Any, selector: str) -> dict[str, float]:
+    box = page.locator(selector).first.evaluate(
+        "e => { const r = e.getBoundingClientRect(); "
+        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom}; }"
+    )
+    return dict(box)
+
+
+def test_on_a_desktop_the_panel_is_beside_the_board_and_the_question_and_controls_need_no_scrolling(
+    browser: Any,
+) -> None:
+    table = Table(_opened())
+    try:
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto(table.live.page_url)
+        page.wait_for_selector("#board svg")
+        _played(table)
+        page.wait_for_selector("#banner:not([hidden])")
+        board, side, banner = _box(page, "#board svg"), _box(page, ".live-side"), _box(page, "#banner")
+        buttons = _box(page, ".controls .buttons")
+        # Beside: the panel starts right of the board, level with it.
+        assert side["left"] >= board["right"] - 1 and side["top"] < board["bottom"]
+        assert banner["left"] >= board["right"] - 1
+        # Within the window as it opens: the whole board, the banner and the referee's buttons.
+        for name, box in (("board", board), ("banner", banner), ("buttons", buttons)):
+            assert box["top"] >= 0 and box["bottom"] <= 768, f"the {name} is at {box}: out of the window"
+        assert page.evaluate("() => scrollY") == 0
+        page.close()
+    finally:
+        table.close()
+
+
+def test_on_a_phone_the_question_is_right_under_the_board_and_nothing_is_wider_than_the_screen(
+    browser: Any,
+) -> None:
+    table = Table(_opened())
+    try:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(table.live.page_url)
+        page.wait_for_selector("#board svg")
+        state = table.controller.state
+        seat = table.controller.seat(0)
+        with table.lock:
+            table.tell(table.controller.on_reading(_doubtful(state, seat, "24/21 24/23", "24/20"), 1.0))
+            table.tell(table.controller.on_tick(2.0))
+        page.wait_for_selector("#check:not([hidden]) .candidate")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        board, banner, check = _box(page, "#board svg"), _box(page, "#banner"), _box(page, "#check")
+        controls = _box(page, ".controls")
+        # The question (the banner, then the please-check) follows the board, before anything else.
+        assert 0 <= banner["top"] - board["bottom"] <= 60, (board, banner)
+        assert banner["bottom"] <= check["top"] <= controls["top"]
+        assert board["right"] <= 390 and board["left"] >= 0
+        # The point numbers are readable: at least 10 CSS pixels.
+        sizes = page.eval_on_selector_all(
+            "#board .bg-number", "ts => ts.map(t => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)"
+        )
+        assert len(sizes) == 24 and min(sizes) >= 10, sizes
+        page.close()
+    finally:
+        table.close()
+
+
+#: Boards drawn straight with board.js: checkers on both bars, borne off on both sides, the cube
+#: centred and at either owner's end, seen from either seat.
+_GEOMETRY = """
+([flip, owner]) => {
+  const points = Array(24).fill(0);
+  points[0] = -2; points[5] = 4; points[12] = 3; points[18] = -4; points[23] = 2; points[11] = -3;
+  const state = {
+    gnubgid: "x", status: "", board: {points, bar: [2, 1], off: [4, 5], bottom: 2},
+    cube: {value: owner ? 4 : 1, owner}, dice: [5, 2], on_roll: 1, turn: 1, doubled: false,
+    last_move: null, hint: null, illegal: null, check: null,
+  };
+  const svg = BG.draw(state, {flip});
+  document.body.append(svg);
+  svg.style.width = "900px";
+  const r = (e) => e.getBoundingClientRect();
+  const cube = r(svg.querySelector(".bg-cube rect"));
+  const others = [...svg.querySelectorAll(".bg-checker, .bg-off-checker, .bg-bar")];
+  const hit = others.filter((e) => {
+    const b = r(e);
+    return b.left < cube.right && cube.left < b.right && b.top < cube.bottom && cube.top < b.bottom;
+  }).map((e) => e.getAttribute("class") + " " + (e.dataset.point || ""));
+  const counts = Object.fromEntries(
+    [...svg.querySelectorAll(".bg-off-count")].map((t) => [t.dataset.seat, t.textContent]));
+  const box = r(svg);
+  const result = {hit, counts, cubeLow: (cube.top + cube.bottom) / 2 > (box.top + box.bottom) / 2,
+                  cubeMiddle: Math.abs((cube.top + cube.bottom) / 2 - (box.top + box.bottom) / 2) < 2};
+  svg.remove();
+  return result;
+}
+"""
+
+
+@pytest.mark.parametrize("flip", [False, True])
+def test_the_cube_has_its_own_place_and_the_borne_off_are_counted(browser: Any, flip: bool) -> None:
+    table = Table(_opened())
+    try:
+        page = _open(browser, table)
+        for owner in (None, 1, 2):
+            drawn = page.evaluate(_GEOMETRY, [flip, owner])
+            assert drawn["hit"] == [], f"the cube (owner {owner}) is drawn over {drawn['hit']}"
+            assert drawn["counts"] == {"1": "4", "2": "5"}
+            if owner is None:
+                assert drawn["cubeMiddle"]
+            else:
+                # bottom is player 2 (seat 1): his cube at the bottom, unless the board is flipped.
+                assert drawn["cubeLow"] == ((owner == 2) != flip)
+        page.close()
+    finally:
+        table.close()
+
+
+def test_the_board_flips_and_the_page_remembers_it(browser: Any) -> None:
+    table = Table(_opened())
+    try:
+        page = _open(browser, table)
+
+        def corner() -> str:
+            # The number written bottom right: 1 from seat 1's side, 1 of seat 2's (24) flipped.
+            return str(
+                page.eval_on_selector_all(
+                    "#board .bg-number",
+                    """ts => ts.map(t => [t.getBoundingClientRect(), t]).sort((a, b) =>
+                         (b[0].bottom - a[0].bottom) || (b[0].right - a[0].right))[0][1].dataset.point""",
+                )
+            )
+
+        assert corner() == "1"
+        assert page.locator("#player-bottom").inner_text().startswith("Bob")
+        page.locator("#flip").click()
+        page.wait_for_selector("#board svg[data-flipped='yes']")
+        assert corner() == "24"
+        assert page.locator("#player-bottom").inner_text().startswith("Ann")
+        page.reload()
+        page.wait_for_selector("#board svg[data-flipped='yes']")
+        assert page.locator("#flip").get_attribute("aria-pressed") == "true"
+        page.close()
+    finally:
+        table.close()
+
+
+def test_the_cube_and_resignation_buttons_give_the_console_commands(browser: Any) -> None:
+    table = Table(_opened())
+    try:
+        page = _open(browser, table)
+        # Teach mode is off: no teach panel.
+        assert page.locator("#teach").is_hidden()
+        _played(table)
+        page.wait_for_selector("button[data-command='double']:not([disabled])")
+        assert page.locator("button[data-command='take']").is_disabled()
+        page.locator("button[data-command='double']").click()
+        page.wait_for_selector("button[data-command='take']:not([disabled])")
+        assert table.controller.state.phase is Phase.DOUBLED
+        page.locator("button[data-command='take']").click()
+        page.wait_for_function("() => document.querySelector('.bg-cube').dataset.value === '2'")
+        assert table.controller.state.cube.value == 2
+        page.locator("button[data-command='resign gammon']").click()
+        page.wait_for_selector("button[data-command='reject']:not([disabled])")
+        assert table.controller.state.phase is Phase.RESIGNED
+        page.locator("button[data-command='reject']").click()
+        page.wait_for_selector("button[data-command='reject'][disabled]")
+        assert table.controller.state.phase is Phase.ROLL
+        # The numbered move list: Ann's opening move.
+        assert page.locator("#moves li").first.inner_text().replace("\n", " ").startswith("1. Ann 24/21 24/23")
+        page.close()
+    finally:
+        table.close()

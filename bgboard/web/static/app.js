@@ -6,9 +6,13 @@
 (() => {
   const $ = (id) => document.getElementById(id);
   const TOKEN_KEY = "bgboard-token";
+  const FLIP_KEY = "bgboard-flip";
   let lastSeq = 0;
   let current = null;
   let chosenDice = [];
+  // The match's actions as the events told them (an undo takes the last back): the move list.
+  let actions = [];
+  const flipped = () => localStorage.getItem(FLIP_KEY) === "yes";
 
   // The token arrives in the QR code's link after "#" (never sent to the server); keep it.
   const fromLink = new URLSearchParams(location.hash.slice(1)).get("token");
@@ -22,7 +26,8 @@
   function playerLine(node, player, state) {
     const seat = player === state.board.bottom ? 1 : 2;
     const name = state.players[player - 1];
-    const score = state.length ? `${state.score[player - 1]}/${state.length}` : `${state.score[player - 1]} (money)`;
+    const points = state.score[player - 1];
+    const score = state.length ? `${points}` : `${points} (money)`;
     node.replaceChildren();
     const swatch = document.createElement("span");
     swatch.className = `swatch swatch--p${seat}`;
@@ -33,24 +38,42 @@
     facts.textContent = `score ${score} · pips ${state.pips[player - 1]}`;
     node.append(swatch, who, facts);
     node.dataset.turn = state.turn === player ? "yes" : "no";
-    if (state.turn === player) {
+    const over = state.phase === "match over";
+    if (state.turn === player || (over && winner(state) === player)) {
       const turn = document.createElement("span");
       turn.className = "badge";
-      turn.textContent = "to play";
+      turn.textContent = over ? "won the match" : "to play";
       node.append(turn);
     }
   }
 
+  // The player (1 or 2) ahead on points: the winner once the match is over.
+  const winner = (state) => (state.score[0] >= state.score[1] ? 1 : 2);
+
+  // The score as people say it, the leader's first when the match is over ("Ann won 4-3").
+  function scoreWords(state) {
+    const [a, b] = state.score;
+    if (state.phase === "match over") {
+      const w = winner(state);
+      return `${state.players[w - 1]} won the match ${Math.max(a, b)}-${Math.min(a, b)}`;
+    }
+    const length = state.length ? `${state.length}-point match` : "money game";
+    return `${length}, score ${a}-${b}`;
+  }
+
   function render(state) {
     current = state;
-    const top = state.board.bottom === 1 ? 2 : 1;
-    playerLine($("player-top"), top, state);
-    playerLine($("player-bottom"), state.board.bottom, state);
-    let status = state.status;
+    const flip = flipped();
+    const seated = state.board.bottom; // the player at seat 1
+    const other = seated === 1 ? 2 : 1;
+    playerLine($("player-top"), flip ? seated : other, state);
+    playerLine($("player-bottom"), flip ? other : seated, state);
+    let status = state.phase === "match over" ? "" : state.status;
+    if (state.check && /dice/.test(state.check.text || "")) status = "please check the dice";
     if (state.crawford) status += " · Crawford game";
-    if (state.length) status += ` · ${state.length}-point match`;
+    status += (status ? " · " : "") + scoreWords(state);
     $("status").textContent = status;
-    const svg = BG.draw(state);
+    const svg = BG.draw(state, { flip });
     svg.dataset.seq = String(state.seq);
     $("board").replaceChildren(svg);
     $("gnubgid").textContent = state.gnubgid;
@@ -84,7 +107,7 @@
       const button = document.createElement("button");
       button.type = "button";
       button.className = "candidate";
-      button.append(BG.draw({ ...state, board: c.board, last_move: null, hint: null, illegal: null, check: null }, { small: true, arrows: false }));
+      button.append(BG.draw({ ...state, board: c.board, last_move: null, hint: null, illegal: null, check: null }, { small: true, arrows: false, flip }));
       const label = document.createElement("span");
       label.textContent = c.play;
       button.append(label);
@@ -95,8 +118,14 @@
     const toggle = $("teach-toggle");
     toggle.textContent = `Teach: ${state.teach ? "on" : "off"}`;
     toggle.setAttribute("aria-pressed", state.teach ? "true" : "false");
-    const teach = $("teach");
-    teach.hidden = !(state.teach || state.hint || state.feedback);
+    // Teach mode's panel only while teach mode is on (or gnubg, as the opponent, has a move to make).
+    const gnubgMove = Boolean(state.hint && state.hint.gnubg);
+    $("teach").hidden = !(state.teach || gnubgMove);
+    $("teach-title").textContent = state.teach ? "Teach" : "gnubg";
+    // The cube's and resignation's buttons: those the match can take now.
+    document.querySelectorAll("[data-phases]").forEach((button) => {
+      button.disabled = !button.dataset.phases.includes(state.phase);
+    });
     $("hint-text").textContent = !state.hint ? "" : state.hint.gnubg ? `gnubg plays ${state.hint.play}: move its checkers so` : `Best play: ${state.hint.play}`;
     $("hint-plays").replaceChildren(...((state.hint && state.hint.plays) || []).map((p) => {
       const li = document.createElement("li");
@@ -135,6 +164,48 @@
     while (log.children.length > 300) log.lastChild.remove();
   }
 
+  // The numbered move list: each recorded action from the events, the last taken back by an undo.
+  function noteAction(data) {
+    if (data.event === "undo") actions.pop();
+    else if (data.action) actions.push(data);
+    else return;
+    const names = (current && current.players) || [];
+    const items = [];
+    let moves = 0;
+    let game = 0;
+    let dice = null;
+    for (const a of actions) {
+      if (a.event === "opening-roll") {
+        game += 1;
+        if (game > 1) items.push({ text: `Game ${game}`, kind: "game" });
+      }
+      if (a.dice) dice = a.dice;
+      if (a.event === "move") {
+        moves += 1;
+        const who = names[a.player - 1] || `player ${a.player}`;
+        items.push({ text: `${who} ${dice ? dice.join("-") + ": " : ""}${a.play || "no move"}`, kind: "move", n: moves });
+        dice = null;
+      } else if (!["roll", "opening-roll"].includes(a.event)) {
+        items.push({ text: a.text, kind: "cube" });
+      }
+    }
+    $("moves").replaceChildren(...items.map((item) => {
+      const li = document.createElement("li");
+      li.className = `move move--${item.kind}`;
+      if (item.n) {
+        const n = document.createElement("span");
+        n.className = "move-n";
+        n.textContent = `${item.n}.`;
+        li.append(n, ` ${item.text}`);
+      } else {
+        li.textContent = item.text;
+      }
+      return li;
+    }));
+    const list = $("moves");
+    list.scrollTop = list.scrollHeight;
+  }
+
   function connect() {
     const source = new EventSource("/api/events");
     const conn = $("connection");
@@ -145,7 +216,9 @@
       const seq = Number(e.lastEventId);
       if (seq && seq <= lastSeq) return; // already shown before a reconnection
       lastSeq = seq || lastSeq;
-      logLine(JSON.parse(e.data), seq);
+      const data = JSON.parse(e.data);
+      logLine(data, seq);
+      noteAction(data);
     });
   }
 
@@ -181,6 +254,38 @@
 
   document.querySelectorAll("[data-command]").forEach((button) => {
     button.addEventListener("click", () => send("/api/command", { command: button.dataset.command }));
+  });
+  // Undo asks once: the first tap arms it ("Undo: sure?"), the second sends it; "Keep it" or
+  // five seconds disarm it.
+  const undo = $("undo");
+  let undoTimer = 0;
+  function disarmUndo() {
+    clearTimeout(undoTimer);
+    undo.dataset.armed = "no";
+    undo.textContent = "Undo";
+    undo.classList.remove("armed");
+    $("undo-no").hidden = true;
+  }
+  undo.addEventListener("click", () => {
+    if (undo.dataset.armed === "yes") {
+      disarmUndo();
+      send("/api/command", { command: "undo" });
+      return;
+    }
+    undo.dataset.armed = "yes";
+    undo.textContent = "Undo: sure?";
+    undo.classList.add("armed");
+    $("undo-no").hidden = false;
+    undoTimer = setTimeout(disarmUndo, 5000);
+  });
+  $("undo-no").addEventListener("click", disarmUndo);
+  const flipButton = $("flip");
+  const showFlip = () => flipButton.setAttribute("aria-pressed", flipped() ? "true" : "false");
+  showFlip();
+  flipButton.addEventListener("click", () => {
+    localStorage.setItem(FLIP_KEY, flipped() ? "no" : "yes");
+    showFlip();
+    if (current) render(current);
   });
   $("teach-toggle").addEventListener("click", () => {
     send("/api/command", { command: current && current.teach ? "teach off" : "teach on" });

@@ -1,24 +1,95 @@
 // SPDX-License-Identifier: MIT
-// The match browser: the stored matches, and any game replayed move by move.
+// The match browser: the stored matches, and any game replayed move by move, from the seat the
+// table's bottom player sat in (as the live page drew it), with gnubg's analysis when one is kept.
 "use strict";
 
 (() => {
   const $ = (id) => document.getElementById(id);
   let steps = [];
   let at = -1;
+  let before = false; // showing the position before the step's action (the decision)
 
-  function show(index) {
+  const signed = (x, digits) => (x >= 0 ? "+" : "-") + Math.abs(x).toFixed(digits);
+  const cell = (tr, text, tag) => {
+    const td = document.createElement(tag || "td");
+    td.textContent = text;
+    tr.append(td);
+    return td;
+  };
+
+  // Players, score, pips and who sits where, above the board.
+  function facts(state) {
+    const bottom = state.board.bottom;
+    const rows = state.players.map((name, i) => {
+      const player = i + 1;
+      const seat = player === bottom ? 1 : 2;
+      const div = document.createElement("div");
+      div.className = "fact";
+      div.dataset.player = String(player);
+      div.dataset.seat = String(seat);
+      if (state.turn === player) div.dataset.turn = "yes";
+      const swatch = document.createElement("span");
+      swatch.className = `swatch swatch--p${seat}`;
+      const who = document.createElement("b");
+      who.textContent = name;
+      const rest = document.createElement("span");
+      rest.className = "muted";
+      rest.textContent = ` ${seat === 1 ? "bottom" : "top"} · score ${state.score[i]} · pips ${state.pips[i]}`;
+      div.append(swatch, who, rest);
+      return div;
+    });
+    const length = document.createElement("div");
+    length.className = "fact muted";
+    length.textContent = (state.length ? `${state.length}-point match` : "money") + (state.crawford ? " · Crawford" : "") +
+      (state.cube.value > 1 ? ` · cube ${state.cube.value}` : "");
+    $("facts").replaceChildren(...rows, length);
+  }
+
+  // What gnubg said of the decision at this step: the play made, its best, the equity lost.
+  function decision(step) {
+    const e = step.error;
+    $("decision").hidden = !e;
+    if (!e) return;
+    const made = document.createElement("span");
+    made.className = "made";
+    const best = document.createElement("span");
+    best.className = "best";
+    if (e.dice && e.dice.length) {
+      made.textContent = `played ${e.play || "no move"}`;
+      best.textContent = `gnubg's best ${e.best}`;
+    } else {
+      made.textContent = e.play;
+      best.textContent = `right was ${e.best}`;
+    }
+    const lost = document.createElement("span");
+    lost.textContent = ` (${signed(-e.equity_lost, 3)} EMG, ${e.label})`;
+    const roll = e.dice && e.dice.length ? `${e.dice.join("")}: ` : "";
+    $("decision").replaceChildren(`${step.state.players[step.player - 1]}, game ${e.game} move ${e.move}, ${roll}`, made, " · ", best, lost);
+  }
+
+  function show(index, opts) {
     if (!steps.length) return;
     at = Math.max(0, Math.min(index, steps.length - 1));
+    if (opts && "before" in opts) before = opts.before;
     const step = steps[at];
-    const svg = BG.draw(step.state);
+    const state = before ? step.before : step.state;
+    const svg = BG.draw(state);
     svg.dataset.step = String(at);
+    svg.dataset.view = before ? "before" : "after";
     $("board").replaceChildren(svg);
-    $("status").textContent = `game ${step.game}, ${at + 1}/${steps.length}: ${step.text} · ${step.state.status}`;
+    facts(state);
+    const when = before ? "before" : "after";
+    $("status").textContent = `game ${step.game}, ${at + 1}/${steps.length}: ${step.text} · ${when}: ${state.status}`;
+    $("view").textContent = before ? "after the move" : "before the move";
+    $("view").setAttribute("aria-pressed", before ? "true" : "false");
     $("game").value = String(step.game);
-    $("evidence").hidden = !step.frame;
-    if (step.frame) $("frame").src = step.frame;
+    decision(step);
+    $("evidence").hidden = !step.frame || before;
+    if (step.frame && !before) $("frame").src = step.frame;
     document.querySelectorAll("#steps li").forEach((li, i) => li.setAttribute("aria-current", i === at ? "true" : "false"));
+    document.querySelectorAll("#errors li").forEach((li) => li.setAttribute("aria-current", step.error && li.dataset.ref === step.error.ref ? "true" : "false"));
+    const current = document.querySelector("#steps li[aria-current='true']");
+    if (current && current.scrollIntoViewIfNeeded) current.scrollIntoViewIfNeeded(false);
   }
 
   async function open(id) {
@@ -35,29 +106,51 @@
         li.dataset.error = s.error.ref;
         li.append(` · ${s.error.label}, -${s.error.equity_lost.toFixed(3)} (best ${s.error.best})`);
       }
-      li.addEventListener("click", () => show(i));
+      // A move marked as an error opens on the decision; any other on the position after it.
+      li.addEventListener("click", () => show(i, { before: !!s.error }));
       return li;
     }));
-    analysis(data.analysis);
+    analysis(data.analysis, m.players);
     const games = [...new Set(steps.map((s) => s.game))];
     $("game").replaceChildren(...games.map((g) => new Option(`${g}`, `${g}`)));
-    show(0);
+    show(0, { before: false });
   }
 
-  // gnubg's figures per player, and every error it marked; an error made with a stored move
-  // opens that move.
-  function analysis(kept) {
+  // gnubg's figures per player, its errors counted per game, and every error it marked; an
+  // error made with a stored move opens the decision: the position before it, the dice, the
+  // play made and gnubg's best as arrows.
+  function analysis(kept, names) {
     $("analysis").hidden = !kept;
     $("no-analysis").hidden = !!kept;
     if (!kept) return;
     $("analysis-ply").textContent = `(${kept.ply}-ply)`;
     $("figures").querySelector("tbody").replaceChildren(...kept.players.map((p) => {
       const tr = document.createElement("tr");
-      for (const c of [p.name, p.error_rate.toFixed(1), p.rating, p.luck.toFixed(3)]) {
-        const td = document.createElement("td");
-        td.textContent = c;
-        tr.append(td);
-      }
+      cell(tr, p.name);
+      cell(tr, p.error_rate == null ? "n/a" : p.error_rate.toFixed(1));
+      cell(tr, p.rating);
+      const luck = cell(tr, p.luck == null ? "n/a" : signed(p.luck, 1));
+      luck.className = "luck";
+      if (p.luck_total != null) luck.title = `${signed(p.luck_total, 3)} EMG in the match` + (p.luck_rating && p.luck_rating !== "None" ? ` (${p.luck_rating})` : "");
+      return tr;
+    }));
+    // Errors per game: how many each player made and the equity they lost.
+    const games = new Map();
+    kept.players.forEach((p, player) => p.errors.forEach((e) => {
+      if (!games.has(e.game)) games.set(e.game, kept.players.map(() => ({ n: 0, lost: 0 })));
+      const tally = games.get(e.game)[player];
+      tally.n += 1;
+      tally.lost += e.equity_lost;
+    }));
+    const head = document.createElement("tr");
+    cell(head, "game", "th");
+    kept.players.forEach((p) => cell(head, p.name, "th"));
+    $("per-game").querySelector("thead").replaceChildren(head);
+    $("per-game").querySelector("tbody").replaceChildren(...[...games.keys()].sort((a, b) => a - b).map((g) => {
+      const tr = document.createElement("tr");
+      tr.dataset.game = String(g);
+      cell(tr, String(g));
+      for (const t of games.get(g)) cell(tr, t.n ? `${t.n} (${signed(-t.lost, 3)})` : "none");
       return tr;
     }));
     const items = [];
@@ -67,10 +160,13 @@
       const roll = e.dice.length ? `${e.dice.join("")} played ${e.play || "nothing"}, best ${e.best}` : `${e.play}, right was ${e.best}`;
       li.textContent = `${p.name}, game ${e.game} move ${e.move}: ${roll} (-${e.equity_lost.toFixed(3)}, ${e.label})`;
       li.dataset.ref = ref;
+      li.dataset.game = String(e.game);
       const at = steps.findIndex((s) => s.error && s.error.ref === ref);
-      if (at >= 0) li.addEventListener("click", () => show(at));
+      if (at >= 0) li.addEventListener("click", () => { show(at, { before: true }); $("board").scrollIntoView({ block: "nearest" }); });
+      else li.classList.add("no-move");
       items.push(li);
     }));
+    items.sort((a, b) => Number(a.dataset.game) - Number(b.dataset.game));
     $("errors").replaceChildren(...items);
   }
 
@@ -78,8 +174,10 @@
   $("prev").addEventListener("click", () => show(at - 1));
   $("next").addEventListener("click", () => show(at + 1));
   $("last").addEventListener("click", () => show(steps.length - 1));
+  $("view").addEventListener("click", () => show(at, { before: !before }));
   $("game").addEventListener("change", () => show(steps.findIndex((s) => String(s.game) === $("game").value)));
   document.addEventListener("keydown", (e) => {
+    if (e.target instanceof HTMLSelectElement) return;
     if (e.key === "ArrowRight") show(at + 1);
     if (e.key === "ArrowLeft") show(at - 1);
   });
@@ -90,7 +188,7 @@
     body.replaceChildren(...matches.map((m) => {
       const tr = document.createElement("tr");
       const cells = [m.id, `${m.players[0]} vs ${m.players[1]}`, m.length ? `${m.length} points` : "money", m.score.join("-")];
-      for (const c of cells) { const td = document.createElement("td"); td.textContent = c; tr.append(td); }
+      for (const c of cells) cell(tr, String(c));
       const replay = document.createElement("td");
       const button = document.createElement("button");
       button.type = "button";
