@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 from bgboard.errors import ConfigError
 from engine.cube import CUBE_LIMIT, is_cube_value
+from engine.files import MAX_SETTINGS_FILE, read_limited
 from engine.ids import MAX_SCORE_IN_ID
 from engine.match import MatchOptions
 from hardware.buttons import parse_button_pins
@@ -233,7 +234,7 @@ class Config:
         """
         file = Path(path).expanduser()
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_limited(file, MAX_SETTINGS_FILE, "a config file").decode("utf-8")
         except UnicodeDecodeError as exc:
             why = f"not a text file (not UTF-8 at byte offset {exc.start})"
             raise ConfigError(str(file), None, None, f"cannot read the config: {why}") from None

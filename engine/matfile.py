@@ -43,7 +43,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from os import PathLike
-from pathlib import Path
 from typing import Final, NamedTuple, NoReturn
 
 from engine.dice import Dice
@@ -54,6 +53,7 @@ from engine.errors import (
     InvalidNotationError,
     NoSuchPlayError,
 )
+from engine.files import MAX_MATCH_FILE, read_limited
 from engine.match import AcceptResign, Action, Beaver, Double, Drop, GameEnd, GameResult, MatchOptions
 
 # isort: split
@@ -274,9 +274,9 @@ def read_mat_file(path: str | PathLike[str]) -> MatFile:
 
     A file that is not text is read as one problem, not a problem per line.
 
-    :raises OSError: the file cannot be read.
+    :raises OSError: the file cannot be read, is no regular file, or is far too large.
     """
-    data = Path(path).read_bytes()
+    data = read_limited(path, MAX_MATCH_FILE, "a match file")
     try:
         text = decode_text(data)
     except InvalidNotationError as exc:

@@ -36,6 +36,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Final
 
+from engine.files import MAX_SETTINGS_FILE, read_limited
 from hardware.scene import LED_NAMES, STATUS, check_led_name
 
 #: The layout shipped with the package (see docs/leds.md, "The standard layout").
@@ -233,9 +234,12 @@ class LedLayout:
         :raises LayoutError: the file cannot be read or is not a valid layout.
         """
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise LayoutError(str(path), None, f"cannot read the LED layout: {exc}") from None
+            text = read_limited(path, MAX_SETTINGS_FILE, "an LED layout").decode("utf-8")
+        except OSError as exc:
+            raise LayoutError(str(path), None, f"cannot read the LED layout: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            why = f"not a text file (not UTF-8 at byte offset {exc.start})"
+            raise LayoutError(str(path), None, f"cannot read the LED layout: {why}") from None
         return cls.from_toml(text, str(path))
 
     @classmethod

@@ -37,6 +37,8 @@ os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 import cv2
 import numpy as np
 
+from engine.files import regular_file_problem
+
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
 
@@ -276,6 +278,10 @@ def output_problem(path: str | os.PathLike[str]) -> str | None:
         return f"no such folder {folder}"
     if not folder.is_dir():
         return f"{folder} is a file, not a folder"
+    kind = regular_file_problem(target)
+    if kind is not None:
+        # Writing into a pipe waits for a reader for ever; into a device, writes nothing kept.
+        return f"it is {kind}, not a file"
     if target.exists() and not os.access(target, os.W_OK):
         return "permission denied"
     if not target.exists() and not os.access(folder, os.W_OK | os.X_OK):

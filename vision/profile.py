@@ -23,6 +23,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
+from engine.files import MAX_PROFILE, read_limited
 from vision.features import BORDER_SIZE, LOOK_SIZE, STEPS
 from vision.follow import view_from_text, view_to_text
 from vision.frames import output_problem
@@ -229,7 +230,7 @@ class Profile:
         if where.is_dir():
             raise ProfileError(f"{name} is a folder, not a profile")
         try:
-            raw = where.read_bytes()
+            raw = read_limited(where, MAX_PROFILE, "a profile")
         except FileNotFoundError:
             raise ProfileError(f"{name}: no such profile") from None
         except OSError as exc:
