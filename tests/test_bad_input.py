@@ -30,12 +30,16 @@ def bad(tmp_path: Path) -> Iterator[dict[str, str]]:
     png = tmp_path / "board.mat"
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
     photo = sorted(PHOTO.glob("*.*g"))[0]
+    cut = tmp_path / "cut.jpg"
+    cut.write_bytes(photo.read_bytes()[:3000])
     yield {
         "pipe": str(pipe),
         "null_link": str(null_link),
         "folder": str(tmp_path),
         "png_mat": str(png),
         "photo": str(photo),
+        "cut_jpg": str(cut),
+        "cut_png": str(png),
     }
 
 
@@ -50,6 +54,9 @@ ROWS = [
     (["vision", "calibrate", "{photo}", "--markers", "-o", "{pipe}"], "it is a named pipe, not a file", 1),
     (["vision", "calibrate", "{photo}", "--markers", "-o", "{null_link}"], "it is a device, not a file", 1),
     (["vision", "calibrate", "{photo}", "--markers", "-o", "{folder}"], "it is a folder", 1),
+    (["vision", "dice", "/dev/zero"], "cannot read /dev/zero: not a regular file", 1),
+    (["vision", "dice", "{cut_jpg}"], "is cut short: a JPEG without its end marker", 1),
+    (["vision", "dice", "{cut_png}"], "is cut short: a PNG without its end (IEND)", 1),
 ]
 
 
@@ -64,3 +71,48 @@ def test_a_bad_input_gets_one_line_and_its_status(
     assert "Traceback" not in captured.err
     assert any(words in line for line in said), said
     assert len([line for line in said if line.startswith("bgboard")]) <= 1, said
+
+
+def test_a_cut_image_is_said_in_one_line_without_the_decoders_own(bad: dict[str, str]) -> None:
+    """libpng and libjpeg print their own lines on stderr for a cut file, below Python's reach:
+    the file is refused before they see it."""
+    import subprocess
+    import sys
+
+    for name in ("cut_png", "cut_jpg"):
+        done = subprocess.run(
+            [sys.executable, "-m", "bgboard", "vision", "dice", bad[name]], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 1
+        assert done.stderr.splitlines() == [
+            f"bgboard: error: {bad[name]} is cut short: " + done.stderr.split(": ")[-1].strip()
+        ]
+
+
+def test_ctrl_c_while_the_command_line_loads_ends_in_one_line() -> None:
+    """Ctrl-C at any moment of the first tenth of a second once Python runs bgboard (the
+    interpreter's own start, about 20 ms, is before any of bgboard's code): never a traceback."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    # The interpreter's own start, measured now (it is longer on a busy machine).
+    starts = []
+    for _ in range(3):
+        began = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        starts.append(time.perf_counter() - began)
+    start = sorted(starts)[1]
+    for delay in (1.5 * start + extra for extra in (0.0, 0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15)):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "bgboard", "show", "4HPwATDgc/ABMA"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        time.sleep(delay)
+        child.send_signal(signal.SIGINT)
+        _, err = child.communicate(timeout=30)
+        assert "Traceback" not in err, f"after {delay} s: {err}"
+        assert child.returncode in (0, 130, -signal.SIGINT), f"after {delay} s: {child.returncode} {err}"

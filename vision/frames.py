@@ -37,7 +37,7 @@ os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
 import cv2
 import numpy as np
 
-from engine.files import regular_file_problem
+from engine.files import read_limited, regular_file_problem
 
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp")
 VIDEO_EXTENSIONS = (".mp4", ".avi", ".mkv", ".mov", ".webm", ".m4v")
@@ -192,6 +192,20 @@ class PiCamera(_Base):
         self._cam.close()
 
 
+#: The largest image file read (a 64-megapixel PNG is well under it).
+MAX_IMAGE = 256 * 1024 * 1024
+
+
+def _cut_short(data: np.ndarray) -> str | None:
+    """Why a PNG or JPEG file ends before its end (``None`` when it is whole, or of another kind)."""
+    head, tail = bytes(data[:8]), bytes(data[-4096:])
+    if head.startswith(b"\x89PNG\r\n\x1a\n") and b"IEND" not in tail:
+        return "a PNG without its end (IEND)"
+    if head.startswith(b"\xff\xd8") and b"\xff\xd9" not in tail:
+        return "a JPEG without its end marker"
+    return None
+
+
 def read_image(path: str | os.PathLike[str]) -> np.ndarray:
     """Read an image file as BGR.
 
@@ -206,11 +220,15 @@ def read_image(path: str | os.PathLike[str]) -> np.ndarray:
     if not os.path.exists(text):
         raise CameraError(f"{text}: no such file")
     try:
-        data = np.fromfile(text, dtype=np.uint8)
+        data = np.frombuffer(read_limited(text, MAX_IMAGE, "an image"), dtype=np.uint8)
     except OSError as exc:
         raise CameraError(f"cannot read {text}: {exc.strerror or exc}") from None
     if data.size == 0:
         raise CameraError(f"{text} is empty")
+    cut = _cut_short(data)
+    if cut is not None:
+        # Said before decoding: libpng and libjpeg print their own lines for a cut file.
+        raise CameraError(f"{text} is cut short: {cut}")
     with quiet_opencv():
         image = cv2.imdecode(data, cv2.IMREAD_COLOR)
     if image is None:
