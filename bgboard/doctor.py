@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal, TextIO
 
-from bgboard.config import Config, ConfigError, find_config, load_config
+from bgboard.config import GNUBG_VARIABLE, Config, ConfigError, find_config, load_config
 
 if TYPE_CHECKING:
     import numpy as np
@@ -574,9 +574,18 @@ def check_gnubg(program: str | None = None, timeout: float = 30.0) -> CheckResul
     from engine.hints import GnubgHints, HintError, find_gnubg
     from engine.position import Position
 
-    found = program or find_gnubg()
+    # The program the table will run: the one $BGBOARD_GNUBG names, if set, else gnubg found.
+    named = program or os.environ.get(GNUBG_VARIABLE) or None
+    found = named or find_gnubg()
     if found is None:
         return CheckResult("gnubg", "problem", "gnubg is not installed: no hints", "sudo apt install gnubg")
+    if named is not None and program is None and not (shutil.which(named) or os.access(named, os.X_OK)):
+        return CheckResult(
+            "gnubg",
+            "problem",
+            f"${GNUBG_VARIABLE} names {named}, which is no program: no hints",
+            f"unset {GNUBG_VARIABLE}, or set it to gnubg's path (sudo apt install gnubg)",
+        )
     start = time.monotonic()
     try:
         with GnubgHints(found, timeout=timeout, start_timeout=timeout) as hints:

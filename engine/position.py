@@ -230,6 +230,10 @@ def encode_position_id(first: Sequence[int], second: Sequence[int]) -> str:
     return base64.b64encode(key.to_bytes(10, "little")).decode("ascii")[:14]
 
 
+#: The base64 alphabet, each character's value its index.
+_B64: Final = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
 def decode_position_id(position_id: str) -> tuple[Half, Half]:
     """Decode a Position ID into its two raw halves ``(side not on roll, side on roll)``.
 
@@ -243,6 +247,9 @@ def decode_position_id(position_id: str) -> tuple[Half, Half]:
         raw = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):
         raise InvalidIdError(f"Position ID {position_id!r}: not base64") from None
+    # 14 characters carry 84 bits: the last one's low 4 are padding, which gnubg leaves clear.
+    if _B64.index(text[-1]) & 0b1111:
+        raise InvalidIdError(f"Position ID {position_id!r}: padding bits set in its last character")
     key = int.from_bytes(raw, "little")
     halves: list[list[int]] = [[], []]
     bit = 0

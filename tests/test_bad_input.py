@@ -9,6 +9,7 @@ that the error output is one line (no traceback) holding the expected words, and
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,7 @@ PHOTO = ROOT.parent / "shared" / "data" / "boards" / "christiancorro" / "data" /
 
 
 @pytest.fixture
-def bad(tmp_path: Path) -> Iterator[dict[str, str]]:
+def bad(tmp_path: Path, profile: Path) -> Iterator[dict[str, str]]:
     """Bad files to name: a named pipe, a link to a device, a folder, a PNG named .mat."""
     pipe = tmp_path / "pipe"
     os.mkfifo(pipe)
@@ -30,6 +31,10 @@ def bad(tmp_path: Path) -> Iterator[dict[str, str]]:
     png = tmp_path / "board.mat"
     png.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(64))
     photo = sorted(PHOTO.glob("*.*g"))[0]
+    garbage = tmp_path / "garbage.toml"
+    text = profile.read_text(encoding="utf-8")
+    garbage.write_text(re.sub(r'(?m)^position = ".*"$', 'position = "garbage"', text), encoding="utf-8")
+    assert 'position = "garbage"' in garbage.read_text(encoding="utf-8")
     cut = tmp_path / "cut.jpg"
     cut.write_bytes(photo.read_bytes()[:3000])
     yield {
@@ -39,6 +44,7 @@ def bad(tmp_path: Path) -> Iterator[dict[str, str]]:
         "png_mat": str(png),
         "photo": str(photo),
         "cut_jpg": str(cut),
+        "garbage_position": str(garbage),
         "cut_png": str(png),
     }
 
@@ -54,6 +60,8 @@ ROWS = [
     (["vision", "calibrate", "{photo}", "--markers", "-o", "{pipe}"], "it is a named pipe, not a file", 1),
     (["vision", "calibrate", "{photo}", "--markers", "-o", "{null_link}"], "it is a device, not a file", 1),
     (["vision", "calibrate", "{photo}", "--markers", "-o", "{folder}"], "it is a folder", 1),
+    (["vision", "read", "{photo}", "--profile", "{garbage_position}"], "position must be the Position ID", 1),
+    (["show", "4HPwATDgc/ABMB"], "padding bits set in its last character", 1),
     (["vision", "dice", "/dev/zero"], "cannot read /dev/zero: not a regular file", 1),
     (["vision", "dice", "{cut_jpg}"], "is cut short: a JPEG without its end marker", 1),
     (["vision", "dice", "{cut_png}"], "is cut short: a PNG without its end (IEND)", 1),

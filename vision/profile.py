@@ -23,7 +23,9 @@ from typing import Any, Final
 import cv2
 import numpy as np
 
+from engine.errors import BackgammonError
 from engine.files import MAX_PROFILE, read_limited
+from engine.position import Position
 from vision.features import BORDER_SIZE, LOOK_SIZE, STEPS
 from vision.follow import view_from_text, view_to_text
 from vision.frames import output_problem
@@ -344,6 +346,13 @@ class _Checker:
                 raise self.fail(f"{key} must be a string, not {_short(value)}")
         if texts["cube_kind"] not in ("cube", "track"):
             raise self.fail(f"cube_kind must be 'cube' or 'track', not {texts['cube_kind']!r}")
+        if texts["position"]:
+            # The position calibrated on is read back whenever the reader needs its first look:
+            # a bad one is said now, with the file, not at the first frame.
+            try:
+                Position.from_id(texts["position"])
+            except BackgammonError as exc:
+                raise self.fail(f"position must be the Position ID calibrated on: {exc}") from None
         border = self.border(data.get("border", []))
         border_mean = data.get("border_mean", False)
         if not isinstance(border_mean, bool):

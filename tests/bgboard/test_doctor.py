@@ -336,6 +336,14 @@ def test_gnubg_answers_and_a_missing_one_is_a_problem() -> None:
     assert result.status == "problem"
 
 
+def test_the_gnubg_checked_is_the_one_bgboard_gnubg_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The table runs the program $BGBOARD_GNUBG names: a gnubg elsewhere on the path is no answer.
+    monkeypatch.setenv("BGBOARD_GNUBG", "/nonexistent/gnubg")
+    result = check_gnubg(timeout=5)
+    assert result.status == "problem"
+    assert "$BGBOARD_GNUBG names /nonexistent/gnubg" in result.message and "unset BGBOARD_GNUBG" in result.fix
+
+
 def test_the_gpio_backend_off_and_on_a_pi() -> None:
     assert check_gpio(None, "none (not a Raspberry Pi)", buttons=False).status == "ok"
     assert check_gpio(None, "none (not a Raspberry Pi)", buttons=True).status == "warning"

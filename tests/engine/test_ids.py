@@ -416,3 +416,11 @@ def test_a_game_played_out_round_trips_through_its_gnubg_id_with_its_result() ->
     assert over.phase is Phase.GAME_OVER
     assert over.last_result is not None and over.last_result.winner == 1
     assert MatchState.from_gnubg_id(over.gnubg_id()) == over
+
+
+@pytest.mark.parametrize("last", ["B", "C", "P"])
+def test_a_position_id_with_its_padding_bits_set_is_refused_as_a_match_id_is(last: str) -> None:
+    # 14 characters carry 84 bits for 80: the last character's low 4 bits are padding.
+    assert Position.from_id("4HPwATDgc/ABMA") == Position.STARTING
+    with pytest.raises(InvalidIdError, match="padding bits set in its last character"):
+        Position.from_id("4HPwATDgc/ABM" + last)
