@@ -124,3 +124,15 @@ def test_ctrl_c_while_the_command_line_loads_ends_in_one_line() -> None:
         _, err = child.communicate(timeout=30)
         assert "Traceback" not in err, f"after {delay} s: {err}"
         assert child.returncode in (0, 130, -signal.SIGINT), f"after {delay} s: {child.returncode} {err}"
+
+
+XGID_BODY = "-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10"
+
+
+@pytest.mark.parametrize("xgid", [XGID_BODY, XGID_BODY + ":0"])
+def test_show_takes_an_xgid_without_its_prefix_and_with_an_eleventh_field(
+    xgid: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Starting with "-" (the 25-point empty), argparse would take it for an option.
+    assert main(["show", xgid]) == 0
+    assert f"XGID={XGID_BODY}" in capsys.readouterr().out

@@ -64,8 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-#: An XGID's body: 26 point letters and the nine fields after them.
-_XGID_BODY: Final = re.compile(r"^[-a-oA-O]{26}(:[^:\s]*){9}$")
+#: An XGID's body: 26 point letters and the nine fields after them (ten as some programs write).
+_XGID_BODY: Final = re.compile(r"^[-a-oA-O]{26}(:[^:\s]*){9,10}$")
 
 #: What ``bgboard`` alone prints: where a new user starts.
 FIRST_STEPS = """\
