@@ -21,6 +21,7 @@ from engine.matfile import read_mat_file
 from engine.movegen import legal_plays
 from engine.position import Position
 
+ROOT = Path(__file__).resolve().parents[2]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -146,6 +147,13 @@ def test_the_plain_demo_draws_the_lights_and_names_the_file(tmp_path: Path) -> N
     assert "illegal move:" in text
     assert "player 2 " in text and "status" in text  # the LED board drawn
     assert text.rstrip().splitlines()[-1].startswith("match written to ")
+    # The manual shows this stretch of the demo as it prints it, lights and all.
+    manual = (ROOT / "docs" / "table.md").read_text(encoding="utf-8")
+    start = manual.index("  * lasse plays it wrong")
+    shown = manual[start : manual.index("```", start)].rstrip("\n").splitlines()
+    printed = text.splitlines()
+    first = printed.index(shown[0])
+    assert printed[first : first + len(shown)] == shown
 
 
 @pytest.mark.oracle
