@@ -56,7 +56,6 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 from bgboard.errors import ConfigError
 from engine.cube import CUBE_LIMIT, is_cube_value
 from engine.files import MAX_SETTINGS_FILE, read_limited
-from engine.ids import MAX_SCORE_IN_ID
 from engine.match import MatchOptions
 from hardware.buttons import parse_button_pins
 from hardware.gpio import Pin
@@ -73,6 +72,8 @@ ENV_PREFIX: Final = "BGBOARD_"
 CONFIG_VARIABLE: Final = "BGBOARD_CONFIG"
 #: The variable naming the gnubg program, when it is neither on ``PATH`` nor in /usr/games.
 GNUBG_VARIABLE: Final = "BGBOARD_GNUBG"
+#: The longest match: GNU Backgammon's match equity tables end at 64 points.
+MAX_MATCH_LENGTH: Final = 64
 
 #: Seconds the board must lie still; the same default as :data:`bgboard.controller.SETTLE`,
 #: repeated here because importing the controller would import OpenCV.
@@ -533,11 +534,12 @@ def _players(value: object, _base: Path | None) -> tuple[str, str]:
 def _length(value: object, base: Path | None) -> int:
     length = _integer(lambda n: n >= 0, "a whole number of points, 0 for money")(value, base)
     assert isinstance(length, int)
-    if length > MAX_SCORE_IN_ID:
-        # gnubg's Match ID holds a length of at most 15 bits.
+    if length > MAX_MATCH_LENGTH:
+        # gnubg's match equity tables, and so its hints and analyses, end at 64 points.
         raise _BadValueError(
             "a whole number of points, 0 for money",
-            f"a match is 1 to {MAX_SCORE_IN_ID} points long (0 for money), not {length}",
+            f"a match is 1 to {MAX_MATCH_LENGTH} points long (0 for money; GNU Backgammon, which gives the"
+            f" hints and analyses, plays matches up to {MAX_MATCH_LENGTH}), not {length}",
         )
     return length
 

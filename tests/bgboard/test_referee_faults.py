@@ -394,7 +394,8 @@ def test_the_cli_names_the_led_port_and_exits_2(tmp_path: Path, profile: Path, f
         (["--players", "Ann,Ann"], "--players: the two players need different names, not 'Ann' twice"),
         (["--players", "Ann,ann"], "--players: the two players need different names"),
         (["--length", "seven"], "--length: expected a whole number of points"),
-        (["--length", "99999"], "--length: a match is 1 to 32767 points long (0 for money), not 99999"),
+        (["--length", "99999"], "--length: a match is 1 to 64 points long (0 for money; GNU Backgammon"),
+        (["--length", "65"], "--length: a match is 1 to 64 points long"),
         (["--leds", ""], "--leds: expected an LED panel address"),
     ],
 )
@@ -414,7 +415,7 @@ def test_flag_errors_name_the_flag(
 def test_the_config_file_refuses_the_same_player_twice_and_too_long_a_match() -> None:
     with pytest.raises(ConfigError, match=r"match\.players: the two players need different names"):
         Config.from_toml('[match]\nplayers = ["Ann", "Ann"]', "c.toml")
-    with pytest.raises(ConfigError, match=r"match\.length: a match is 1 to 32767 points long"):
+    with pytest.raises(ConfigError, match=r"match\.length: a match is 1 to 64 points long"):
         Config.from_toml("[match]\nlength = 40000", "c.toml")
     # Without flag names, the overrides are named as before.
     with pytest.raises(ConfigError, match=r"^command line: match_players: "):
