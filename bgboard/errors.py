@@ -17,6 +17,11 @@ class CliError(BgboardError):
     """A problem with what the user asked for; printed as ``bgboard: error: ...``."""
 
 
+class UsageError(CliError):
+    """Options that do not go together, or one missing its partner: exit status 2, as for
+    argparse's own usage errors."""
+
+
 class ConfigError(BgboardError, ValueError):
     """A config that cannot be used; the message names the file (or variable), line and key.
 

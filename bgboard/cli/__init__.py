@@ -36,7 +36,7 @@ from bgboard.cli import (
     table_commands,
     vision_commands,
 )
-from bgboard.errors import BgboardError
+from bgboard.errors import BgboardError, UsageError
 from engine.errors import BackgammonError
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,9 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         handled += hardware_commands.hardware_errors()
     try:
         status: int = args.func(args, stream)
+    except UsageError as exc:
+        print(f"bgboard {args.command}: error: {exc}", file=sys.stderr)
+        return 2
     except handled as exc:
         print(f"bgboard: error: {exc}", file=sys.stderr)
         return 1

@@ -22,7 +22,7 @@ from bgboard.cli.options import (
     speed,
     table_name,
 )
-from bgboard.errors import CliError
+from bgboard.errors import CliError, UsageError
 
 if TYPE_CHECKING:
     import argparse
@@ -50,7 +50,6 @@ def _against_options(p: argparse.ArgumentParser, what: str, *, required: bool = 
     p.add_argument(
         "--level",
         choices=tuple(LEVELS),
-        default="expert",
         help="gnubg's level, its own plies and noise (default expert): "
         + ", ".join(str(level) for level in LEVELS.values()),
     )
@@ -58,17 +57,24 @@ def _against_options(p: argparse.ArgumentParser, what: str, *, required: bool = 
         "--side",
         type=int,
         choices=(1, 2),
-        default=1,
         help="the side you play (default 1, the first player, at the bottom of the camera's view); "
         "gnubg plays the other",
     )
 
 
 def _against(args: argparse.Namespace) -> tuple[str, int] | None:
-    """gnubg's level and the side it plays (1 or 2), or None without ``--against``."""
+    """gnubg's level and the side it plays (1 or 2), or None without ``--against``.
+
+    :raises UsageError: ``--level`` or ``--side`` without ``--against``: they would be ignored.
+    """
     if getattr(args, "against", None) is None:
+        given = [flag for flag in ("level", "side") if getattr(args, flag, None) is not None]
+        if given:
+            flags = " and ".join(f"--{flag}" for flag in given)
+            verb = "goes" if len(given) == 1 else "go"
+            raise UsageError(f"{flags} {verb} with --against gnubg: without it nobody plays gnubg's side")
         return None
-    return args.level, 3 - args.side
+    return args.level or "expert", 3 - (args.side or 1)
 
 
 def _publish_options(p: argparse.ArgumentParser) -> None:
@@ -82,9 +88,14 @@ def _publish_options(p: argparse.ArgumentParser) -> None:
 
 
 def _table_for(args: argparse.Namespace) -> str:
-    """``--table``, which ``--publish`` needs."""
+    """``--table``, which ``--publish`` needs, and which means nothing without it.
+
+    :raises UsageError: one without the other.
+    """
     if args.publish is not None and args.table is None:
-        raise CliError("--publish needs --table NAME: the name the hall shows this table under")
+        raise UsageError("--publish needs --table NAME: the name the hall shows this table under")
+    if args.publish is None and args.table is not None:
+        raise UsageError("--table names this table in the hall: it goes with --publish mqtt://HOST:PORT")
     return str(args.table or "")
 
 
@@ -93,11 +104,12 @@ def _session_options(args: argparse.Namespace, against: tuple[str, int] | None) 
     opponent, the hall's publisher, the live page."""
     from bgboard.session import SessionOptions
 
+    table = _table_for(args)
     publish = page = None
     if args.publish is not None:
         from bgboard.hall.publish import Publishing
 
-        publish = Publishing(args.publish, _table_for(args), report=args.command == "demo")
+        publish = Publishing(args.publish, table, report=args.command == "demo")
     if args.web is not None:
         from bgboard.web.server import LivePage
 
@@ -213,11 +225,14 @@ def _referee_options(p: argparse.ArgumentParser) -> None:
         help="the board's calibration profile (camera.profile); with --web it may not exist yet:"
         " the live page's calibration view calibrates the board and writes it",
     )
-    p.add_argument("--leds", help="the LED panel (leds.panel): fake, terminal, serial:/dev/ttyUSB0, gpio595:...")
+    p.add_argument("--leds", help="the LED panel (leds.panel): none, terminal, serial:/dev/ttyUSB0, gpio595:...")
     p.add_argument("--store", help="the match store (store.path)")
     p.add_argument("--mode", choices=("referee", "log"), help="judge every move, or only record (match.mode)")
     p.add_argument("--length", help="points to win the match, 0 for money (match.length)")
-    p.add_argument("--players", help='the players\' names, "Ann,Bob" (match.players)')
+    p.add_argument(
+        "--players",
+        help='the players\' names, "Ann,Bob" (match.players); with --against gnubg, yours alone will do',
+    )
     p.add_argument("--resume", action="store_true", help="carry on with the last unfinished match in the store")
     p.add_argument(
         "--teach",
@@ -268,19 +283,25 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
     from bgboard.errors import SetupError, StoppedError
     from bgboard.referee import Referee, RefereeOptions
 
+    against = _against(args)
+    players = args.players
+    if against is not None and players is not None and "," not in players:
+        # Against gnubg one name is enough: the person's; gnubg is the other player.
+        names = [players.strip(), "gnubg"] if against[1] == 2 else ["gnubg", players.strip()]
+        players = ",".join(names)
     # Each override, the flag that gives it (errors name the flag), and its value.
     flags = {
         "camera_source": ("--camera", args.camera),
         "camera_profile": ("--profile", args.profile),
-        "leds_panel": ("--leds", args.leds),
+        # "none", as the demo takes it: no LEDs wired, the scenes kept and shown nowhere.
+        "leds_panel": ("--leds", "fake" if args.leds == "none" else args.leds),
         "store_path": ("--store", args.store),
         "match_mode": ("--mode", args.mode),
         "match_length": ("--length", args.length),
-        "match_players": ("--players", args.players),
+        "match_players": ("--players", players),
         "match_teach": ("--teach", True if args.teach else None),
     }
     given = {name.replace("_", ".", 1): flag for name, (flag, value) in flags.items() if value is not None}
-    against = _against(args)
     if stop.is_set():
         return 0  # stopped while starting: nothing was recorded
     try:

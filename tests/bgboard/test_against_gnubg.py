@@ -290,6 +290,17 @@ def test_bgboard_play_takes_the_referees_options(referee_calls: list[tuple[Confi
     assert referee_calls[2][1]["session"].against is None
 
 
+def test_bgboard_play_takes_one_name_and_leds_none(referee_calls: list[tuple[Config, dict[str, object]]]) -> None:
+    # gnubg is the other player: the person's name alone will do, on the person's side.
+    assert main(["play", "--against", "gnubg", "--players", "Ann", "--camera", "fake:x"], io.StringIO()) == 0
+    assert referee_calls[0][0].match.players == ("Ann", "gnubg")
+    assert main(["play", "--against", "gnubg", "--side", "2", "--players", "Ann", "--camera", "fake:x"]) == 0
+    assert referee_calls[1][0].match.players == ("gnubg", "Ann")
+    # "none", as the demo takes it: no LEDs wired.
+    assert main(["play", "--against", "gnubg", "--leds", "none", "--camera", "fake:x"], io.StringIO()) == 0
+    assert referee_calls[2][0].leds.panel == "fake"
+
+
 @pytest.mark.usefixtures("needs_gnubg")
 def test_demo_against_gnubg_moves_gnubgs_checkers_wrong_then_right(tmp_path: Path) -> None:
     out = io.StringIO()

@@ -174,7 +174,7 @@ def test_the_command_line_refuses_bad_urls_and_names_as_usage_errors(capsys: pyt
         main(["referee", "--publish", "mqtt://hall", "--table", "t/1"])
     assert exited.value.code == 2
     assert "argument --table: bad table name 't/1'" in capsys.readouterr().err
-    assert main(["demo", "--publish", "mqtt://127.0.0.1:1"]) == 1
+    assert main(["demo", "--publish", "mqtt://127.0.0.1:1"]) == 2
     assert "--publish needs --table NAME" in capsys.readouterr().err
 
 
