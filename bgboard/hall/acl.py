@@ -12,12 +12,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bgboard.errors import HallError, PublishError
-from bgboard.hall.topics import CONTROL_TOPIC, HALL_USER, TOPIC_ROOT, check_table_name
+from bgboard.hall.topics import CONTROL_TOPIC, HALL_USER, TOPIC_ROOT, check_table_name, confirmed_topic
 
 
 def acl_text(tables: Iterable[str], hall_user: str = HALL_USER) -> str:
     """Mosquitto's ACL file: each table's user writes only under its table and reads the
-    hall's orders; the hall reads every table and writes only the orders.
+    hall's orders, resend requests and confirmations for it; the hall reads every table and writes only the orders.
 
     >>> print(acl_text(["t1"]))  # doctest: +ELLIPSIS
     # bgboard hall ACL...
@@ -29,6 +29,7 @@ def acl_text(tables: Iterable[str], hall_user: str = HALL_USER) -> str:
     topic write bgboard/v1/tables/t1/#
     topic read bgboard/v1/hall/control
     topic read bgboard/v1/hall/resend/t1
+    topic read bgboard/v1/hall/confirmed/t1
     <BLANKLINE>
     """
     lines = [
@@ -45,6 +46,7 @@ def acl_text(tables: Iterable[str], hall_user: str = HALL_USER) -> str:
             f"topic write {TOPIC_ROOT}/tables/{table}/#",
             f"topic read {CONTROL_TOPIC}",
             f"topic read {TOPIC_ROOT}/hall/resend/{table}",
+            f"topic read {confirmed_topic(table)}",
             "",
         ]
     return "\n".join(lines)

@@ -7,6 +7,13 @@ outbox survive the same power cut. Every action of a published match (undo rows 
 table's sequence number, 1, 2, ... across all the matches published under that table name,
 and keeps it; ``acked`` is set when the broker acknowledges it.
 
+The outbox's own table ``outbox_hall`` (made by the outbox when first used, so the store's
+schema version stays as it is) holds, per table name, the store's identity (``store``, a random
+id given once: a new store published under a known name is a new run to the hall, not the old
+one restarted) and ``confirmed``, the sequence number up to which the hall (not only the
+broker) confirmed that it holds every action. What the hall has not confirmed is sent again
+after every connection to the broker, across restarts too.
+
 >>> from bgboard.store import MatchStore
 >>> from engine.match import MatchOptions, OpeningRoll
 >>> store = MatchStore(":memory:")
@@ -21,17 +28,32 @@ and keeps it; ``acked`` is set when the broker acknowledges it.
 >>> outbox.acked([1])
 >>> outbox.counts()
 (1, 1)
+>>> outbox.confirmed()
+0
+>>> outbox.confirm(1)
+>>> outbox.confirmed(), len(outbox.store_id())
+(1, 16)
 >>> store.close()
 """
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
 from bgboard.store import MatchStore
+
+#: The outbox's own table: per table name, the store's identity and what the hall confirmed.
+_HALL_TABLE = """
+    CREATE TABLE IF NOT EXISTS outbox_hall (
+        table_name TEXT PRIMARY KEY,
+        store      TEXT NOT NULL,
+        confirmed  INTEGER NOT NULL DEFAULT 0 CHECK (confirmed >= 0)
+    )
+"""
 
 
 class Outbox:
@@ -44,6 +66,39 @@ class Outbox:
     def __init__(self, store: MatchStore, table: str) -> None:
         self.store = store
         self.table = table
+        self._store_id: str | None = None
+
+    def store_id(self) -> str:
+        """The store's identity under this table name (a random id, given at the first call
+        and kept in the store): sent with every message, so that the hall tells this store's
+        actions from those of another store published under the same name."""
+        if self._store_id is None:
+            with self.store.connection(write=True) as db:
+                db.execute(_HALL_TABLE)
+                row = db.execute("SELECT store FROM outbox_hall WHERE table_name = ?", (self.table,)).fetchone()
+                if row is None:
+                    ident = secrets.token_hex(8)
+                    db.execute("INSERT INTO outbox_hall (table_name, store) VALUES (?, ?)", (self.table, ident))
+                else:
+                    ident = row[0]
+            self._store_id = ident
+        return self._store_id
+
+    def confirm(self, upto: int) -> None:
+        """Note that the hall holds every action up to ``upto`` (never lowered)."""
+        self.store_id()
+        with self.store.connection(write=True) as db:
+            db.execute(
+                "UPDATE outbox_hall SET confirmed = max(confirmed, ?) WHERE table_name = ?", (int(upto), self.table)
+            )
+
+    def confirmed(self) -> int:
+        """The sequence number up to which the hall confirmed holding every action (0: none)."""
+        with self.store.connection(write=False) as db:
+            if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'outbox_hall'").fetchone() is None:
+                return 0
+            row = db.execute("SELECT confirmed FROM outbox_hall WHERE table_name = ?", (self.table,)).fetchone()
+        return 0 if row is None else int(row[0])
 
     def add_match(self, match_id: int) -> None:
         """Publish the actions of match ``match_id`` (those stored already too).
@@ -80,11 +135,22 @@ class Outbox:
         each the JSON-ready message :mod:`bgboard.hall.publish` sends (:func:`action_message`)."""
         return self._rows("AND o.acked IS NULL AND o.seq > ? ORDER BY o.seq LIMIT ?", (after, limit))
 
+    def unconfirmed(self, *, after: int = 0, limit: int = 100) -> list[dict[str, Any]]:
+        """What the publisher sends: the actions the broker has not acknowledged, or the hall
+        has not confirmed (:meth:`confirm`), with ``seq`` above ``after``, in order."""
+        self.store_id()
+        return self._rows(
+            "AND (o.acked IS NULL OR o.seq > coalesce((SELECT h.confirmed FROM outbox_hall h"
+            " WHERE h.table_name = o.table_name), 0)) AND o.seq > ? ORDER BY o.seq LIMIT ?",
+            (after, limit),
+        )
+
     def messages(self) -> list[dict[str, Any]]:
         """Every action in the outbox, acknowledged or not, in order (as sent)."""
         return self._rows("ORDER BY o.seq", ())
 
     def _rows(self, where: str, values: tuple[Any, ...]) -> list[dict[str, Any]]:
+        store = self.store_id()
         with self.store.connection(write=False) as db:
             rows = db.execute(
                 "SELECT o.seq AS table_seq, a.*, m.player0, m.player1, m.length FROM outbox o"
@@ -92,7 +158,7 @@ class Outbox:
                 f" WHERE o.table_name = ? {where}",
                 (self.table, *values),
             ).fetchall()
-        return [action_message(self.table, row) for row in rows]
+        return [action_message(self.table, row, store) for row in rows]
 
     def acked(self, seqs: Iterable[int], at: datetime | None = None) -> None:
         """Note that the broker acknowledged the actions ``seqs`` (at ``at``, default now)."""
@@ -119,12 +185,13 @@ class Outbox:
         return int(row[0]), int(row[1])
 
 
-def action_message(table: str, row: sqlite3.Row) -> dict[str, Any]:
+def action_message(table: str, row: sqlite3.Row, store: str) -> dict[str, Any]:
     """One outbox row as the message of ``bgboard/v1/tables/NAME/actions`` (see
-    :mod:`bgboard.hall.topics`)."""
+    :mod:`bgboard.hall.topics`); ``store`` is the store's identity (:meth:`Outbox.store_id`)."""
     return {
         "v": 1,
         "table": table,
+        "store": store,
         "seq": row["table_seq"],
         "match": row["match"],
         "game": row["game"],

@@ -7,7 +7,13 @@ sequence number, 1, 2, ... across all the matches published under that table nam
 acknowledges it (``PUBACK``); the acknowledgement is written in the store, so a board that is
 switched off, or offline for an hour, sends what the broker never had when it is back, in
 order. The table's state is published retained, so the hall (or anyone subscribing) sees every
-table at once.
+table at once; an illegal move or a "please check" said by the referee is published at once.
+
+The broker's acknowledgement is not the end: a broker that dies loses what it acknowledged but
+had not delivered yet. The hall confirms what it holds (``bgboard/v1/hall/confirmed/NAME``,
+retained: the store's identity and the sequence number up to which it holds every action); the
+confirmation is written in the store, and what the hall has not confirmed is sent again after
+every connection to the broker (a restart too), and waited for at the stop (up to the linger).
 
 Refereeing never waits for the network: :class:`Publisher` is a sink of the table's events
 (:mod:`bgboard.events`) that only notes what changed and wakes its own thread; that thread
@@ -33,7 +39,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 from bgboard.events import Event, Notice
 from bgboard.hall.outbox import Outbox
-from bgboard.hall.topics import CONTROL_TOPIC, BrokerUrl, check_table_name, new_client, resend_topic, table_topic
+from bgboard.hall.topics import (
+    CONTROL_TOPIC,
+    BrokerUrl,
+    check_table_name,
+    confirmed_topic,
+    new_client,
+    resend_topic,
+    table_topic,
+)
 from bgboard.store import MatchStore, format_time
 
 if TYPE_CHECKING:
@@ -85,7 +99,10 @@ class Publisher:
         self.match_id = match_id
         self.on_control = on_control
         self._store = store
-        Outbox(store, self.table).add_match(match_id)
+        outbox = Outbox(store, self.table)
+        outbox.add_match(match_id)
+        #: The store's identity, sent with every message (:meth:`Outbox.store_id`).
+        self.store_id = outbox.store_id()
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -96,6 +113,7 @@ class Publisher:
         self.tournament = False
         self._acks: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()
         self._resends: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._confirms: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._generation = 0
         self._connected = False
         self._link_told: bool | None = None
@@ -121,10 +139,12 @@ class Publisher:
                 self._said["illegal"] = event.text
             elif event.verdict == "check" or event.kind == "please-check":
                 self._said["check"] = event.text
-            elif event.verdict in ("legal", "partial"):
+            elif event.verdict in ("legal", "partial") and self._said["illegal"] is not None:
                 self._said["illegal"] = None
             else:
                 return
+            # What the hall shows changed: the state is published again at once.
+            self._dirty = True
         self._wake.set()
 
     def set_match(self, match_id: int) -> None:
@@ -161,13 +181,13 @@ class Publisher:
         self._thread.start()
 
     #: Seconds a table stopping (the referee, ``play``, the demo) lets its publisher go on
-    #: sending while the broker takes it: what the broker has not taken waits in the store's
-    #: outbox for the next run, but a demo's store is gone when it ends.
+    #: sending until the hall confirms it holds everything: what it has not confirmed waits in
+    #: the store's outbox for the next run, but a demo's store is gone when it ends.
     LINGER: Final = 10.0
 
     def stop(self, linger: float = 0.0) -> None:
-        """Stop: while connected, go on sending for up to ``linger`` seconds until the broker
-        has everything; then say the table is offline and disconnect. What is not sent stays
+        """Stop: while connected, go on sending for up to ``linger`` seconds until the hall
+        confirms it holds everything; then say the table is offline and disconnect. What is not sent stays
         in the outbox for the next run."""
         self._linger = linger
         self._stop.set()
@@ -203,9 +223,9 @@ class Publisher:
             self._generation += 1
             self._connected = True
             self._dirty = True
-        self.connections += 1
+            self.connections += 1
         self._tell_link(True)
-        client.subscribe([(CONTROL_TOPIC, 1), (resend_topic(self.table), 1)])
+        client.subscribe([(CONTROL_TOPIC, 1), (resend_topic(self.table), 1), (confirmed_topic(self.table), 1)])
         client.publish(table_topic(self.table, "online"), _dumps({"v": 1, "online": True}), qos=1, retain=True)
         self._wake.set()
 
@@ -245,6 +265,11 @@ class Publisher:
                     self.on_control(data)
                 except Exception:
                     log.exception("the hall's order %s could not be followed", data)
+        elif data.get("store", self.store_id) != self.store_id:
+            return  # about another store published under this name before
+        elif message.topic == confirmed_topic(self.table):
+            if isinstance(data.get("upto"), int) and data["upto"] >= 1:
+                self._confirms.put(data["upto"])
         elif isinstance(data.get("from"), int) and data["from"] >= 1:
             self._resends.put(data["from"])
         self._wake.set()
@@ -299,6 +324,14 @@ class Publisher:
                     break
                 outbox.resend(first)
                 sent_upto = min(sent_upto, first - 1)
+            confirmed = 0
+            while True:
+                try:
+                    confirmed = max(confirmed, self._confirms.get_nowait())
+                except queue.Empty:
+                    break
+            if confirmed:
+                outbox.confirm(confirmed)
             now = time.monotonic()
             if dirty or now - last_fill > 1.0:
                 outbox.fill()
@@ -326,17 +359,25 @@ class Publisher:
                     last_state = state
                 room = WINDOW - len(inflight)
                 if room > 0:
-                    for message in outbox.pending(after=sent_upto, limit=room):
+                    for message in outbox.unconfirmed(after=sent_upto, limit=room):
                         info = client.publish(table_topic(self.table, "actions"), _dumps(message), qos=1)
                         inflight[info.mid] = message["seq"]
                         sent_upto = message["seq"]
             if self._stop.is_set():
                 if deadline is None:
                     deadline = time.monotonic() + self._linger
+                    # Everything stored before the stop counts (and is sent while lingering).
+                    outbox.fill()
                 total, acked_all = outbox.counts()
-                if not connected or acked_all == total or time.monotonic() >= deadline:
+                # Done when the hall holds everything, not only the broker (a confirmation
+                # arriving wakes the loop); a broker never reached is not waited for, a broker
+                # lost for a moment is (paho reconnects), up to the linger.
+                with self._lock:
+                    # Read now, not at the top of the loop: the broker may have answered since.
+                    ever = self.connections > 0
+                if not ever or outbox.confirmed() >= total or time.monotonic() >= deadline:
                     return
-                if not inflight:
+                if connected and not inflight and acked_all < total:
                     self._wake.set()
 
     def _state(self, outbox: Outbox, match_id: int, said: dict[str, Any]) -> dict[str, Any]:
@@ -346,6 +387,7 @@ class Publisher:
         return {
             "v": 1,
             "table": self.table,
+            "store": self.store_id,
             "match": match_id,
             "players": list(summary.players),
             "length": summary.length,
@@ -364,7 +406,7 @@ class Publishing:
 
     The publisher is a sink of the table's events; it starts when the table's owner begins,
     and stops with the session, sending for up to :attr:`Publisher.LINGER` seconds what the
-    broker does not have yet. The hall's tournament mode reaches the table through the
+    hall has not confirmed yet. The hall's tournament mode reaches the table through the
     session (:meth:`~bgboard.session.TableSession.set_tournament`), and so does news of the
     link to the broker.
 
@@ -410,7 +452,7 @@ class Publishing:
             if stopped:
                 return
             stopped.append(True)
-            # What the broker has not acknowledged yet stays in the outbox for the next run.
+            # What the hall has not confirmed yet stays in the outbox for the next run.
             publisher.stop(linger=Publisher.LINGER)
             if self.report:
                 session.console(_published(publisher, store))

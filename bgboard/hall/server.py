@@ -3,12 +3,16 @@
 
 :class:`Hall` subscribes to all tables (``bgboard/v1/tables/+/...``, see :mod:`bgboard.hall.publish`
 for the topics and messages) and keeps every action in its own SQLite database
-(:class:`HallStore`) once per table and sequence number, whatever the broker delivers twice.
+(:class:`HallStore`) once per table, store and sequence number, whatever the broker delivers
+twice (a table restarted with a new match store under a known name numbers its actions from 1
+again: both runs are kept, the newest shown).
 Its MQTT session is persistent (clean session off, one fixed client id), so the broker queues
 what the tables publish while the hall is down. A broker killed before it passed on actions it
 had acknowledged loses them; the hall sees the gap (a table's state names its last sequence
 number) and asks that table to send again from the first one it misses
 (``bgboard/v1/hall/resend/NAME``), so in the end the hall holds exactly what every board holds.
+It confirms to each table what it holds (``bgboard/v1/hall/confirmed/NAME``, retained), and a
+table sends again, after each connection and at its stop, what the hall has not confirmed.
 
 :func:`make_app` serves, with Starlette (run by uvicorn):
 
@@ -17,9 +21,13 @@ number) and asks that table to send again from the first one it misses
   ``gnubgid`` after the last of them; ``last_seen``: when the hall last heard from the table,
   UTC), with ``length``, ``seq``, ``online``, ``last_move``, ``illegal``, ``check`` and
   ``tournament`` from the table's state as well;
-- ``GET /api/tables/NAME/actions``: the actions held, in order (the messages as received);
-- ``GET /``: the hall page, read-only, refreshed every two seconds: each table's players,
-  score, board, last move, and an illegal move or a "please check" waiting.
+- ``GET /api/tables/NAME/actions``: the actions held, in order (the messages as received;
+  run after run); 404 for a table the hall does not know;
+- ``GET /api/events``: server-sent events, one ``data:`` line of JSON (:func:`live_json`: the
+  tables and the alerts) whenever something changed;
+- ``GET /``: the hall page, read-only, kept up to date by those events: the alerts (illegal
+  moves, "please check", tables offline), then each table's players, score, board, last move,
+  and an illegal move or a "please check" waiting.
 
 :func:`~bgboard.hall.acl.make_acl` writes the broker's access list and password file for a list of tables (each
 board may write only under its own table; the hall reads everything and writes only its own
@@ -28,6 +36,7 @@ orders; :mod:`bgboard.hall.acl`), and :func:`send_tournament` sends tournament m
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import html
 import json
@@ -36,7 +45,7 @@ import sqlite3
 import string
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -48,6 +57,7 @@ from bgboard.hall.topics import (
     BrokerUrl,
     PublishError,
     check_table_name,
+    confirmed_topic,
     new_client,
     resend_topic,
 )
@@ -65,15 +75,23 @@ HALL_CLIENT_ID: Final = "bgboard-hall"
 #: Seconds a table must make no progress while the hall misses its actions before they are
 #: asked for again (a table catching up is not interrupted).
 RESEND_AFTER: Final = 2.0
+#: Seconds between two looks at what to confirm to the tables and what to ask again.
+CONFIRM_EVERY: Final = 0.5
+#: Seconds between two looks at the tables for the live page (``GET /api/events``).
+LIVE_EVERY: Final = 0.5
+
+#: ``PRAGMA user_version`` of a hall database: 2 keys the actions by the store too.
+HALL_SCHEMA_VERSION: Final = 2
 
 _SCHEMA: Final = (
     """
     CREATE TABLE IF NOT EXISTS actions (
         table_name TEXT NOT NULL,
+        store      TEXT NOT NULL DEFAULT '',
         seq        INTEGER NOT NULL CHECK (seq >= 1),
         received   TEXT NOT NULL,
         message    TEXT NOT NULL,
-        PRIMARY KEY (table_name, seq)
+        PRIMARY KEY (table_name, store, seq)
     ) WITHOUT ROWID
     """,
     """
@@ -115,11 +133,29 @@ class HallStore:
             # A commit survives the hall being killed; only a power cut could lose the last few,
             # and those the tables send again when asked (see Hall).
             self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("BEGIN IMMEDIATE")
+            if self._db.execute("PRAGMA user_version").fetchone()[0] < HALL_SCHEMA_VERSION:
+                self._upgrade()
             for statement in _SCHEMA:
                 self._db.execute(statement)
             self._db.execute(f"PRAGMA application_id={HALL_APPLICATION_ID}")
+            self._db.execute(f"PRAGMA user_version={HALL_SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
         except (sqlite3.Error, OSError) as exc:
             raise HallError(f"{self.path}: cannot open the hall database: {exc}") from None
+
+    def _upgrade(self) -> None:
+        """A hall database of version 1 (actions keyed by table and sequence number only): its
+        actions are kept as those of the store ``""`` (messages that name no store)."""
+        columns = [row[1] for row in self._db.execute("PRAGMA table_info(actions)")]
+        if columns and "store" not in columns:
+            self._db.execute("ALTER TABLE actions RENAME TO actions_v1")
+            self._db.execute(_SCHEMA[0])
+            self._db.execute(
+                "INSERT INTO actions (table_name, store, seq, received, message)"
+                " SELECT table_name, '', seq, received, message FROM actions_v1"
+            )
+            self._db.execute("DROP TABLE actions_v1")
 
     def close(self) -> None:
         """Close the database."""
@@ -128,12 +164,12 @@ class HallStore:
 
     def add_action(self, message: dict[str, Any], received: str | None = None) -> bool:
         """Keep one action message; ``False`` when the hall already had it (a redelivery)."""
-        table, seq = message["table"], message["seq"]
+        table, seq, store = message["table"], message["seq"], _store_of(message)
         when = received or _now()
         with self._lock:
             cursor = self._db.execute(
-                "INSERT OR IGNORE INTO actions (table_name, seq, received, message) VALUES (?, ?, ?, ?)",
-                (table, seq, when, json.dumps(message, ensure_ascii=False)),
+                "INSERT OR IGNORE INTO actions (table_name, store, seq, received, message) VALUES (?, ?, ?, ?, ?)",
+                (table, store, seq, when, json.dumps(message, ensure_ascii=False)),
             )
             self._seen(table, when)
         return cursor.rowcount == 1
@@ -157,47 +193,99 @@ class HallStore:
             self._seen(table, _now())
             self._db.execute("UPDATE tables SET online = ? WHERE table_name = ?", (int(online), table))
 
+    def knows(self, table: str) -> bool:
+        """Whether the hall has heard of ``table`` (an action, its state or its presence)."""
+        with self._lock:
+            return self._db.execute("SELECT 1 FROM tables WHERE table_name = ?", (table,)).fetchone() is not None
+
     def actions(self, table: str) -> list[dict[str, Any]]:
-        """The table's actions held, in sequence order."""
+        """The table's actions held: run after run (a run is one store published under the
+        name, the first heard first), each in sequence order."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT message FROM actions WHERE table_name = ? ORDER BY seq", (table,)
+                "SELECT message FROM actions a WHERE table_name = ? ORDER BY"
+                " (SELECT min(received) FROM actions b WHERE b.table_name = a.table_name AND b.store = a.store),"
+                " store, seq",
+                (table,),
             ).fetchall()
         return [json.loads(row[0]) for row in rows]
 
     def counts(self) -> dict[str, tuple[int, int]]:
-        """Each table's ``(actions held, highest sequence number held)``."""
+        """Each table's ``(actions held, highest sequence number held)``, all runs together."""
         with self._lock:
             rows = self._db.execute("SELECT table_name, count(*), max(seq) FROM actions GROUP BY table_name").fetchall()
         return {row[0]: (int(row[1]), int(row[2])) for row in rows}
 
-    def first_missing(self, table: str, last: int) -> int | None:
-        """The first sequence number up to ``last`` that the hall does not hold, if any."""
+    def runs(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """Each run's (``(table, store)``) ``(actions held, highest sequence number held)``."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT table_name, store, count(*), max(seq) FROM actions GROUP BY table_name, store"
+            ).fetchall()
+        return {(row[0], row[1]): (int(row[2]), int(row[3])) for row in rows}
+
+    def first_missing(self, table: str, last: int, store: str = "") -> int | None:
+        """The first sequence number up to ``last`` of the run ``(table, store)`` that the hall
+        does not hold, if any."""
         with self._lock:
             held, top = self._db.execute(
-                "SELECT count(*), coalesce(max(seq), 0) FROM actions WHERE table_name = ?", (table,)
+                "SELECT count(*), coalesce(max(seq), 0) FROM actions WHERE table_name = ? AND store = ?", (table, store)
             ).fetchone()
             if held == top:
                 return top + 1 if top < last else None
-            has_first = self._db.execute("SELECT 1 FROM actions WHERE table_name = ? AND seq = 1", (table,)).fetchone()
+            has_first = self._db.execute(
+                "SELECT 1 FROM actions WHERE table_name = ? AND store = ? AND seq = 1", (table, store)
+            ).fetchone()
             # The first number after one held that is not held itself: the start of the first gap.
             row = self._db.execute(
-                "SELECT min(seq) + 1 FROM actions a WHERE table_name = ? AND NOT EXISTS"
-                " (SELECT 1 FROM actions b WHERE b.table_name = a.table_name AND b.seq = a.seq + 1)",
-                (table,),
+                "SELECT min(seq) + 1 FROM actions a WHERE table_name = ? AND store = ? AND NOT EXISTS"
+                " (SELECT 1 FROM actions b WHERE b.table_name = a.table_name AND b.store = a.store"
+                " AND b.seq = a.seq + 1)",
+                (table, store),
             ).fetchone()
         return 1 if has_first is None else int(row[0])
 
+    def held_upto(self, table: str, store: str = "") -> int:
+        """The sequence number up to which the hall holds every action of the run (0: none)."""
+        with self._lock:
+            held, top = self._db.execute(
+                "SELECT count(*), coalesce(max(seq), 0) FROM actions WHERE table_name = ? AND store = ?", (table, store)
+            ).fetchone()
+        if held == top:
+            return top
+        first = self.first_missing(table, top, store)
+        return top if first is None else first - 1
+
     def tables(self) -> list[dict[str, Any]]:
-        """Every table as ``GET /api/tables`` lists it, by name."""
+        """Every table as ``GET /api/tables`` lists it, by name: what its newest run says (the
+        store its state names, else the store heard from last)."""
+        out = []
         with self._lock:
             rows = self._db.execute(
                 "SELECT t.table_name, t.state, t.online, t.last_seen,"
-                " (SELECT count(*) FROM actions a WHERE a.table_name = t.table_name),"
-                " (SELECT message FROM actions a WHERE a.table_name = t.table_name ORDER BY seq DESC LIMIT 1)"
+                " (SELECT count(*) FROM actions a WHERE a.table_name = t.table_name)"
                 " FROM tables t ORDER BY t.table_name"
             ).fetchall()
-        return [_table_json(*row) for row in rows]
+            for table, state, online, last_seen, held in rows:
+                shown = _store_of(json.loads(state)) if state else None
+                run = self._db.execute(
+                    "SELECT store FROM actions WHERE table_name = ? ORDER BY store = ? DESC, received DESC LIMIT 1",
+                    (table, shown),
+                ).fetchone()
+                last = None
+                if run is not None:
+                    last = self._db.execute(
+                        "SELECT message FROM actions WHERE table_name = ? AND store = ? ORDER BY seq DESC LIMIT 1",
+                        (table, run[0]),
+                    ).fetchone()[0]
+                out.append(_table_json(table, state, online, last_seen, held, last))
+        return out
+
+
+def _store_of(message: dict[str, Any]) -> str:
+    """The store a table's message names (``""`` for a board that names none)."""
+    store = message.get("store")
+    return store if isinstance(store, str) else ""
 
 
 def _table_json(
@@ -227,6 +315,7 @@ def _table_json(
         "last_seen": last_seen,
         "length": length,
         "seq": state.get("seq"),
+        "store": state.get("store") if last is None else last.get("store"),
         "online": None if online is None else bool(online),
         "last_move": state.get("last_move"),
         "illegal": state.get("illegal"),
@@ -261,10 +350,13 @@ class Hall:
         self._connected = threading.Event()
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        # Per table: the last sequence number its state named, and the progress seen.
-        self._last: dict[str, int] = {}
-        self._progress: dict[str, tuple[int, float]] = {}
-        self._asked: dict[str, float] = {}
+        # Per run (table, store): the last sequence number its state named, and the progress seen.
+        self._last: dict[tuple[str, str], int] = {}
+        self._progress: dict[tuple[str, str], tuple[int, float]] = {}
+        self._asked: dict[tuple[str, str], float] = {}
+        # Per table: the store heard from last, and the confirmation last sent (store, upto).
+        self._current: dict[str, str] = {}
+        self._confirmed: dict[str, tuple[str, int]] = {}
         self._checker: threading.Thread | None = None
         # The broker's first answer at the start: accepted, or refused and why.
         self._answered = threading.Event()
@@ -274,6 +366,8 @@ class Hall:
         self.duplicates = 0
         #: Resend requests sent to the tables.
         self.resends = 0
+        #: Confirmations sent to the tables.
+        self.confirmations = 0
 
     def start(self, timeout: float = 5.0) -> None:
         """Connect to the broker and subscribe; later losses of the broker are retried.
@@ -339,6 +433,9 @@ class Hall:
         # Subscribed again on every connection: a broker that restarted without its
         # persistence has forgotten the session.
         client.subscribe([(f"{TOPIC_ROOT}/tables/+/{leaf}", 1) for leaf in ("actions", "state", "online")])
+        with self._lock:
+            # A broker that restarted has lost the retained confirmations: all are sent again.
+            self._confirmed.clear()
         if self._answered.is_set():
             log.warning("the broker at %s is back", self.url)
         self._connected.set()
@@ -372,6 +469,8 @@ class Hall:
                     log.warning("ignored an action message on %s without its table and sequence number", message.topic)
                     return
                 self.received += 1
+                with self._lock:
+                    self._current[table] = _store_of(data)
                 if self.store.add_action(data):
                     if self.on_action is not None:
                         self.on_action(data)
@@ -379,9 +478,11 @@ class Hall:
                     self.duplicates += 1
             elif leaf == "state":
                 self.store.set_state(table, data)
-                if isinstance(data.get("seq"), int):
-                    with self._lock:
-                        self._last[table] = max(self._last.get(table, 0), data["seq"])
+                run = (table, _store_of(data))
+                with self._lock:
+                    self._current[table] = run[1]
+                    if isinstance(data.get("seq"), int):
+                        self._last[run] = max(self._last.get(run, 0), data["seq"])
             elif leaf == "online":
                 self.store.set_online(table, bool(data.get("online")))
         except HallError:
@@ -392,35 +493,59 @@ class Hall:
     # -- asking for what is missing ---------------------------------------------------------
 
     def _check_loop(self) -> None:
-        while not self._stop.wait(0.5):
+        while not self._stop.wait(CONFIRM_EVERY):
             try:
+                self.confirm()
                 self.check_missing()
             except Exception:
                 log.exception("checking the tables for missing actions")
+
+    def confirm(self) -> list[tuple[str, str, int]]:
+        """Confirm to each table (its store heard from last) up to where the hall holds every
+        action, when that changed (retained: a table starting later reads it)."""
+        client = self._client
+        if client is None or not self.connected:
+            return []
+        with self._lock:
+            current = dict(self._current)
+            sent = dict(self._confirmed)
+        done = []
+        for table, store in current.items():
+            upto = self.store.held_upto(table, store)
+            if upto < 1 or sent.get(table) == (store, upto):
+                continue
+            message = {"v": 1, "store": store, "upto": upto}
+            client.publish(confirmed_topic(table), json.dumps(message), qos=1, retain=True)
+            with self._lock:
+                self._confirmed[table] = (store, upto)
+            self.confirmations += 1
+            done.append((table, store, upto))
+        return done
 
     def check_missing(self) -> list[tuple[str, int]]:
         """Ask each table that made no progress for a while for the actions the hall misses."""
         now = time.monotonic()
         asked: list[tuple[str, int]] = []
-        counts = self.store.counts()
+        counts = self.store.runs()
         with self._lock:
             lasts = dict(self._last)
-        for table, last in lasts.items():
-            held = counts.get(table, (0, 0))[0]
+        for run, last in lasts.items():
+            table, store = run
+            held = counts.get(run, (0, 0))[0]
             if held >= last:
                 continue
-            before = self._progress.get(table)
+            before = self._progress.get(run)
             if before is None or before[0] != held:
-                self._progress[table] = (held, now)
+                self._progress[run] = (held, now)
                 continue
-            if now - before[1] < RESEND_AFTER or now - self._asked.get(table, 0.0) < RESEND_AFTER:
+            if now - before[1] < RESEND_AFTER or now - self._asked.get(run, 0.0) < RESEND_AFTER:
                 continue
-            first = self.store.first_missing(table, last)
+            first = self.store.first_missing(table, last, store)
             client = self._client
             if first is None or client is None or not self.connected:
                 continue
-            client.publish(resend_topic(table), json.dumps({"v": 1, "from": first}), qos=1)
-            self._asked[table] = now
+            client.publish(resend_topic(table), json.dumps({"v": 1, "store": store, "from": first}), qos=1)
+            self._asked[run] = now
             self.resends += 1
             log.info(
                 "table %s: the hall misses actions from %d on (it holds %d of %d): asked again",
@@ -473,11 +598,32 @@ def _board_text(gnubgid: str | None) -> str:
 STATIC: Final = Path(__file__).with_name("static")
 
 
+def alerts(tables: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
+    """What needs the tournament director: each table's illegal move, "please check" waiting,
+    or absence from the broker, as ``{"table", "kind", "text"}`` (``kind``: ``illegal``,
+    ``check``, ``offline``)."""
+    out = []
+    for t in tables:
+        if t.get("illegal"):
+            out.append({"table": t["table"], "kind": "illegal", "text": f"illegal move: {t['illegal']}"})
+        if t.get("check"):
+            out.append({"table": t["table"], "kind": "check", "text": f"please check: {t['check']}"})
+        if t.get("online") is False:
+            out.append({"table": t["table"], "kind": "offline", "text": f"offline since {t.get('last_seen') or '-'}"})
+    return out
+
+
+def live_json(tables: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One message of ``GET /api/events``: the tables (each with its board drawn in text,
+    ``board``) and the alerts (:func:`alerts`)."""
+    return {"tables": [{**t, "board": _board_text(t["gnubgid"])} for t in tables], "alerts": alerts(tables)}
+
+
 def hall_page(tables: Sequence[dict[str, Any]]) -> str:
-    """The hall page: one box per table."""
+    """The hall page: the alerts, then one box per table (kept up to date by ``hall.js``)."""
+    e = html.escape
     sections = []
     for t in tables:
-        e = html.escape
         players = " vs ".join(e(p) for p in t["players"]) or "(no match yet)"
         score = "-".join(str(s) for s in t["score"])
         length = t.get("length")
@@ -499,15 +645,19 @@ def hall_page(tables: Sequence[dict[str, Any]]) -> str:
         css = "" if t.get("online") else " class='off'"
         sections.append(f"<section{css}>{''.join(lines)}</section>")
     tournament = " (tournament mode: hints off)" if any(t.get("tournament") for t in tables) else ""
+    said = "".join(f"<li class='{a['kind']}'>{e(a['table'])}: {e(a['text'])}</li>" for a in alerts(tables))
     page = string.Template((STATIC / "hall.html").read_text(encoding="utf-8"))
-    return page.substitute(count=len(tables), tournament=tournament, sections="\n".join(sections))
+    return page.substitute(
+        count=len(tables), tournament=tournament, alerts=said or "<li>none</li>", sections="\n".join(sections)
+    )
 
 
 def make_app(store: HallStore) -> Any:
     """The hall's web app (Starlette): the page and the read-only API."""
     from starlette.applications import Starlette
+    from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
-    from starlette.responses import HTMLResponse, JSONResponse, Response
+    from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
     async def tables(request: Request) -> Response:
@@ -515,10 +665,29 @@ def make_app(store: HallStore) -> Any:
 
     async def actions(request: Request) -> Response:
         name = request.path_params["name"]
+        if not store.knows(name):
+            return JSONResponse({"error": f"no table {name!r} in the hall"}, status_code=404)
         return JSONResponse(store.actions(name))
 
     async def page(request: Request) -> Response:
         return HTMLResponse(hall_page(store.tables()))
+
+    async def events(request: Request) -> Response:
+        async def stream() -> AsyncIterator[str]:
+            last: str | None = None
+            quiet = 0.0
+            while not await request.is_disconnected():
+                text = json.dumps(live_json(await run_in_threadpool(store.tables)), ensure_ascii=False)
+                if text != last:
+                    last, quiet = text, 0.0
+                    yield f"data: {text}\n\n"
+                elif quiet >= 15.0:
+                    quiet = 0.0
+                    yield ": still here\n\n"
+                await asyncio.sleep(LIVE_EVERY)
+                quiet += LIVE_EVERY
+
+        return StreamingResponse(stream(), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
 
     from starlette.routing import Mount
     from starlette.staticfiles import StaticFiles
@@ -528,6 +697,7 @@ def make_app(store: HallStore) -> Any:
             Route("/", page),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/tables", tables),
+            Route("/api/events", events),
             Route("/api/tables/{name}/actions", actions),
         ]
     )
@@ -545,7 +715,10 @@ def run_hall(url: BrokerUrl, bind: Bind, db: Path, *, say: Callable[[str], None]
     try:
         hall.start()
         say(f"hall: subscribed to {url} as {hall.client_id}; {db}; page on http://{bind}/")
-        server = uvicorn.Server(uvicorn.Config(make_app(store), host=bind.host, port=bind.port, log_level="warning"))
+        config = uvicorn.Config(
+            make_app(store), host=bind.host, port=bind.port, log_level="warning", timeout_graceful_shutdown=2
+        )
+        server = uvicorn.Server(config)
         # uvicorn stops on Ctrl-C or SIGTERM, then raises the interrupt again: a normal end here.
         with contextlib.suppress(KeyboardInterrupt):
             server.run()

@@ -3,14 +3,18 @@
 
 Topics and messages (JSON, UTF-8; ``v`` is the schema version, 1):
 
+Every message of a table names ``store``, the identity of the match store it comes from (a
+random id kept in the store): a new store published under a known table name starts its
+sequence numbers at 1 again, and the hall keeps the actions by (table, store, seq).
+
 ``bgboard/v1/tables/NAME/actions`` (QoS 1, not retained)
-    one stored action: ``v``, ``table``, ``seq`` (the table's sequence number), ``match``,
+    one stored action: ``v``, ``table``, ``store``, ``seq`` (the table's sequence number), ``match``,
     ``game``, ``match_seq``, ``time`` (UTC), ``players`` [2], ``length``, ``player`` (0 or 1,
     the index in ``players``; null for the opening roll), ``kind`` (the store's kinds and
     ``undo``), ``dice``, ``play``, ``cube``, ``resign``, ``undoes``, ``gnubgid_before``,
     ``gnubgid_after``, ``source``, ``confidence``, ``note``.
 ``bgboard/v1/tables/NAME/state`` (QoS 1, retained)
-    the table now: ``v``, ``table``, ``match``, ``players``, ``length``, ``score``,
+    the table now: ``v``, ``table``, ``store``, ``match``, ``players``, ``length``, ``score``,
     ``gnubgid``, ``finished``, ``seq`` (the last sequence number given out), ``last_move``,
     ``illegal`` (what the referee says about an illegal move waiting to be put right, or
     null), ``check`` (a "please check" waiting, or null), ``tournament``, ``time``.
@@ -20,8 +24,13 @@ Topics and messages (JSON, UTF-8; ``v`` is the schema version, 1):
 ``bgboard/v1/hall/control`` (retained, written by the hall)
     ``{"v": 1, "tournament": true}``: tournament mode (hints off).
 ``bgboard/v1/hall/resend/NAME`` (written by the hall)
-    ``{"v": 1, "from": SEQ}``: the hall misses the table's actions from ``SEQ`` on (the broker
-    acknowledged them, then died before delivering them); they are sent again.
+    ``{"v": 1, "store": ID, "from": SEQ}``: the hall misses the table's actions from ``SEQ`` on
+    (the broker acknowledged them, then died before delivering them); they are sent again (by
+    the table whose store is ``ID``; without ``store``, by any).
+``bgboard/v1/hall/confirmed/NAME`` (QoS 1, retained, written by the hall)
+    ``{"v": 1, "store": ID, "upto": SEQ}``: the hall holds every action of the store ``ID`` up
+    to ``SEQ``. A table keeps sending again what the hall has not confirmed (after each
+    connection, and at its stop for a while), not only what the broker has not acknowledged.
 """
 
 from __future__ import annotations
@@ -54,6 +63,11 @@ def table_topic(table: str, leaf: str) -> str:
 def resend_topic(table: str) -> str:
     """Where the hall asks ``table`` to send its actions again."""
     return f"{TOPIC_ROOT}/hall/resend/{table}"
+
+
+def confirmed_topic(table: str) -> str:
+    """Where the hall confirms what it holds of ``table``'s actions (retained)."""
+    return f"{TOPIC_ROOT}/hall/confirmed/{table}"
 
 
 def check_table_name(name: str) -> str:
