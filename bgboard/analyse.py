@@ -165,3 +165,38 @@ def _made_with(actions: Sequence[StoredAction], player: int, error: Mapping[str,
         except BackgammonError:
             continue
     return None
+
+
+#: The stored kind of each kind of analysed decision (:data:`engine.analysis.DECISION_KINDS`).
+_DECISION_KINDS: Final = {"move": "move", "double": "double", "take": "take", "pass": "drop"}
+
+
+def decisions_by_action(actions: Sequence[StoredAction], analysis: Mapping[str, Any]) -> dict[int, dict[str, Any]]:
+    """Each analysed decision of a kept analysis (its ``decisions``: gnubg's alternatives and
+    cube figures) with the stored action it was made with: ``{action id: decision}``.
+
+    gnubg analysed the match's moves, doubles, takes and drops in the order they were stored:
+    within a game, each decision goes with the next stored action of the same player and kind
+    (an older analysis without ``decisions`` gives none).
+    """
+    out: dict[int, dict[str, Any]] = {}
+    by_game: dict[int, list[StoredAction]] = {}
+    for row in actions:
+        if row.action is not None and row.player is not None and row.kind in _DECISION_KINDS.values():
+            by_game.setdefault(row.game, []).append(row)
+    at: dict[int, int] = {}
+    for decision in analysis.get("decisions") or []:
+        if not isinstance(decision, Mapping):
+            continue
+        game = decision.get("game")
+        rows = by_game.get(game) if isinstance(game, int) else None
+        if not rows:
+            continue
+        kind = _DECISION_KINDS.get(str(decision.get("kind")))
+        start = at.get(game, 0)
+        for index in range(start, len(rows)):
+            if rows[index].player == decision.get("player") and rows[index].kind == kind:
+                out[rows[index].id] = dict(decision)
+                at[game] = index + 1
+                break
+    return out

@@ -15,7 +15,9 @@ gives hints (:class:`~engine.hints.GnubgHints`) and has gnubg analyse it with it
 4. a short script run by gnubg's own Python (the ``>`` command) walks the analysed match
    (``gnubg.match()``) and prints, as JSON, every checker play and cube decision gnubg marked
    doubtful, bad or very bad: the play made, gnubg's best and the equity lost, in gnubg's
-   normalised equity (EMG), as its analysis shows them.
+   normalised equity (EMG), as its analysis shows them; and every decision it analysed
+   (:class:`Decision`): gnubg's top plays with their equities and chances, and the cubeful
+   equities of each cube decision.
 
 Nothing is computed here that gnubg does not say: the figures are gnubg's own for that match
 and depth. The engine stays at arm's length from gnubg (a separate process), as for hints.
@@ -37,7 +39,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol
 
 from engine.errors import BackgammonError
-from engine.hints import HintError, check_ply
+from engine.hints import Chances, HintError, check_ply
 from engine.matfile import write_mat
 from engine.record import MatchRecord
 
@@ -125,6 +127,219 @@ class MarkedError:
 
 
 @dataclass(frozen=True, slots=True)
+class Alternative:
+    """One play of gnubg's ranked list at a checker-play decision, as its analysis shows it.
+
+    :param rank: the play's place in gnubg's list, 1 for the best.
+    :param play: the play, in gnubg's notation.
+    :param equity: its cubeful equity (EMG), rounded as gnubg prints it (3 decimals).
+    :param difference: the equity against the best play's (0 for the best, else negative).
+    :param chances: gnubg's win, gammon and backgammon chances after the play, for the player
+        who made it (3 decimals, as gnubg prints them).
+    :param made: the play that was made.
+    """
+
+    rank: int
+    play: str
+    equity: float
+    difference: float
+    chances: Chances | None = None
+    made: bool = False
+
+    def to_json(self) -> dict[str, object]:
+        """``rank``, ``play``, ``equity``, ``difference``, ``chances`` (by name, or ``null``), ``made``."""
+        return {
+            "rank": self.rank,
+            "play": self.play,
+            "equity": self.equity,
+            "difference": self.difference,
+            "chances": None if self.chances is None else self.chances.to_json(),
+            "made": self.made,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Alternative:
+        """Read back :meth:`to_json`."""
+        return cls(
+            int(data["rank"]),
+            str(data["play"]),
+            float(data["equity"]),
+            float(data["difference"]),
+            _chances_of(data.get("chances")),
+            bool(data.get("made", False)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CubeFigures:
+    """gnubg's cubeful equities at a cube decision, the right action, and the error made.
+
+    The equities are the doubler's (the player on roll), in EMG for the cube as it was, as
+    gnubg's "Cube analysis" prints them; a pass is worth +1. At a take or a pass they are the
+    figures of the double that came before, still from the doubler's side.
+
+    :param no_double: the equity of not doubling.
+    :param double_take: the equity when the opponent takes the double.
+    :param double_pass: the equity when he passes (+1).
+    :param cube: the cube's value before the double.
+    :param played: the decision made: ``no double``, ``double``, ``take`` or ``pass``.
+    :param equity_lost: what that decision lost against the right one (EMG, positive or 0).
+    :param label: gnubg's mark for it (``doubtful``, ``bad``, ``very bad``) or ``""``.
+    :param chances: the doubler's chances before the roll, as gnubg prints them.
+    """
+
+    no_double: float
+    double_take: float
+    double_pass: float
+    cube: int
+    played: str
+    equity_lost: float
+    label: str = ""
+    chances: Chances | None = None
+
+    @property
+    def double(self) -> bool:
+        """Doubling is right: the double (taken or passed) is worth more than no double."""
+        return min(self.double_take, self.double_pass) > self.no_double
+
+    @property
+    def take(self) -> bool:
+        """Taking is right: the take costs the taker less than the pass."""
+        return self.double_take < self.double_pass
+
+    @property
+    def action(self) -> str:
+        """gnubg's words for the proper cube action: ``No double, take``, ``Double, pass``,
+        ``Too good to redouble, pass`` ... (``redouble`` once the cube has been turned)."""
+        word = "redouble" if self.cube > 1 else "double"
+        answer = "take" if self.take else "pass"
+        if self.double:
+            return f"{word.capitalize()}, {answer}"
+        if self.no_double >= self.double_pass:
+            return f"Too good to {word}, {answer}"
+        return f"No {word}, {answer}"
+
+    @property
+    def best(self) -> str:
+        """The right choice at this decision, in :data:`CUBE_WORDS`: the doubler's (``double`` or
+        ``no double``) at a double or a missed one, the taker's (``take`` or ``pass``) at a take or a pass."""
+        if self.played in ("take", "pass"):
+            return "take" if self.take else "pass"
+        return "double" if self.double else "no double"
+
+    def to_json(self) -> dict[str, object]:
+        """The figures, ``action`` (gnubg's words) and ``best``, and the decision made with its loss."""
+        return {
+            "no_double": self.no_double,
+            "double_take": self.double_take,
+            "double_pass": self.double_pass,
+            "cube": self.cube,
+            "action": self.action,
+            "played": self.played,
+            "best": self.best,
+            "equity_lost": self.equity_lost,
+            "label": self.label,
+            "chances": None if self.chances is None else self.chances.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CubeFigures:
+        """Read back :meth:`to_json` (``action`` and ``best`` follow from the figures)."""
+        return cls(
+            float(data["no_double"]),
+            float(data["double_take"]),
+            float(data["double_pass"]),
+            int(data["cube"]),
+            str(data["played"]),
+            float(data["equity_lost"]),
+            str(data.get("label", "")),
+            _chances_of(data.get("chances")),
+        )
+
+
+#: What a decision is: a checker play (with the cube decision before the roll, if any), a
+#: double, a take or a pass.
+DECISION_KINDS: Final = ("move", "double", "take", "pass")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One action of the match as gnubg analysed it, marked or not: a checker play with gnubg's
+    top alternatives, and the cube figures wherever gnubg analysed a cube decision.
+
+    :param game: the game, 1 for the first.
+    :param move: the row of the game's move list, as in :class:`MarkedError`.
+    :param player: who acted, 0 or 1.
+    :param kind: one of :data:`DECISION_KINDS`.
+    :param dice: the roll of a checker play; empty otherwise.
+    :param play: the play made (gnubg's notation; ``""`` for no move), or the cube action's word.
+    :param equity_lost: a checker play's loss against gnubg's best (EMG), ``None`` when gnubg
+        ranked no plays (a forced play or none).
+    :param label: gnubg's mark for the checker play, or ``""``.
+    :param alternatives: gnubg's best plays (up to 5), best first, then the play made when it
+        is not among them.
+    :param cube: the cube decision: for a checker play the one before the roll (``no double``),
+        else the double, take or pass itself; ``None`` when gnubg had none to analyse.
+    """
+
+    game: int
+    move: int
+    player: int
+    kind: str
+    dice: tuple[int, ...] = ()
+    play: str = ""
+    equity_lost: float | None = None
+    label: str = ""
+    alternatives: tuple[Alternative, ...] = ()
+    cube: CubeFigures | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """The decision's fields; ``alternatives`` a list, ``cube`` an object or ``null``."""
+        return {
+            "game": self.game,
+            "move": self.move,
+            "player": self.player,
+            "kind": self.kind,
+            "dice": list(self.dice),
+            "play": self.play,
+            "equity_lost": self.equity_lost,
+            "label": self.label,
+            "alternatives": [a.to_json() for a in self.alternatives],
+            "cube": None if self.cube is None else self.cube.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Decision:
+        """Read back :meth:`to_json`."""
+        cube = data.get("cube")
+        return cls(
+            int(data["game"]),
+            int(data["move"]),
+            int(data["player"]),
+            str(data["kind"]),
+            tuple(int(d) for d in data.get("dice") or ()),
+            str(data.get("play", "")),
+            _optional_float(data.get("equity_lost")),
+            str(data.get("label", "")),
+            tuple(Alternative.from_json(a) for a in data.get("alternatives") or ()),
+            None if cube is None else CubeFigures.from_json(cube),
+        )
+
+
+def _chances_of(data: Any) -> Chances | None:
+    if data is None:
+        return None
+    return Chances(
+        float(data["win"]),
+        float(data["win_gammon"]),
+        float(data["win_backgammon"]),
+        float(data["lose"]),
+        float(data["lose_gammon"]),
+        float(data["lose_backgammon"]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerAnalysis:
     """One player's figures from gnubg's ``show statistics match``.
 
@@ -166,15 +381,21 @@ class MatchAnalysis:
     :param players: player 0's figures, then player 1's.
     :param ply: the depth of the analysis (checker play and cube alike).
     :param seconds: how long gnubg took (import, analysis and read-out).
+    :param decisions: every action gnubg analysed, in match order (:class:`Decision`).
     """
 
     players: tuple[PlayerAnalysis, PlayerAnalysis]
     ply: int
     seconds: float = field(default=0.0, compare=False)
+    decisions: tuple[Decision, ...] = ()
 
     def to_json(self) -> dict[str, object]:
-        """``{"players": [...], "ply": N}``: the ``bgboard analyse --json`` object."""
-        return {"players": [p.to_json() for p in self.players], "ply": self.ply}
+        """``{"players": [...], "ply": N, "decisions": [...]}``: the ``bgboard analyse --json`` object."""
+        return {
+            "players": [p.to_json() for p in self.players],
+            "ply": self.ply,
+            "decisions": [d.to_json() for d in self.decisions],
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> MatchAnalysis:
@@ -210,11 +431,12 @@ class MatchAnalysis:
                     )
                 )
             ply = int(data.get("ply", 0))
+            decisions = tuple(Decision.from_json(d) for d in data.get("decisions") or ())
         except (KeyError, TypeError, ValueError) as exc:
             raise AnalysisError(f"not a match analysis: {exc!r}") from None
         if len(players) != 2:
             raise AnalysisError(f"not a match analysis: {len(players)} players")
-        return cls((players[0], players[1]), ply)
+        return cls((players[0], players[1]), ply, decisions=decisions)
 
     def lines(self) -> list[str]:
         """The analysis in players' words, a line each: per player the figures, then the mistakes."""
@@ -296,6 +518,9 @@ def _tail(text: str, lines: int = 6) -> str:
 #: The prefix of the line the walker prints.
 _MARK: Final = "@@bgboard-analysis "
 
+#: The prefix of the walker's line of every analysed decision.
+_DECISIONS: Final = "@@bgboard-decisions "
+
 #: Run by gnubg's Python (``>exec(...)``) after ``analyse match``: every marked checker play and
 #: cube decision, as one JSON line. gnubg keeps checker plays as equities (EMG, the numbers its
 #: hint list shows), but cube equities as match winning chances in a match: ``gnubg.mwc2eq``
@@ -308,6 +533,7 @@ def _bgboard_walk():
     m = _gnubg.match(1, 1, 0, 0)
     length = m["match-info"]["match-length"]
     found = []
+    decisions = []
     for number, game in enumerate(m["games"], 1):
         info = game["info"]
         score = (info["score-X"], info["score-O"])
@@ -333,19 +559,45 @@ def _bgboard_walk():
             last = side
             a = record.get("analysis") or {}
             base = {"game": number, "move": row, "player": side}
+            # Every analysed decision, marked or not: the figures the replay shows.
+            decision = dict(base, kind=action if action != "drop" else "pass")
+            decisions.append(decision)
             if action == "move":
+                decision["dice"] = list(record.get("dice") or [])
                 cube_skill = a.get("cube-skill")
-                if cube_skill and "nd-cubeful-eq" in a:
+                if "nd-cubeful-eq" in a:
                     nd = emg(a["nd-cubeful-eq"], side)
                     dt = emg(a["dt-cubeful-eq"], side)
-                    found.append(dict(base, dice=[], play="no double", best="double",
-                                      lost=min(dt, 1.0) - nd, label=cube_skill))
+                    decision["cube"] = dict(nd=nd, dt=dt, value=cube, probs=list(a.get("probs") or []),
+                                            played="no double", skill=cube_skill or "")
+                    if cube_skill:
+                        found.append(dict(base, dice=[], play="no double", best="double",
+                                          lost=min(dt, 1.0) - nd, label=cube_skill))
                 skill = a.get("skill")
-                if skill and a.get("moves") and "imove" in a:
-                    moves = a["moves"]
+                moves = a.get("moves") or []
+                board = _gnubg.positionfromid(record["board"])
+                if record.get("move"):
+                    decision["play"] = _gnubg.movetupletostring(record["move"], board)
+                if moves:
+                    ranked = sorted(range(len(moves)), key=lambda i: -moves[i]["score"])
+                    imove = a.get("imove")
+                    keep = ranked[:5]
+                    if imove is not None and imove not in keep:
+                        keep.append(imove)
+                    top = moves[ranked[0]]["score"]
+                    decision["alternatives"] = [
+                        dict(rank=ranked.index(i) + 1, play=_gnubg.movetupletostring(moves[i]["move"], board),
+                             score=moves[i]["score"], diff=moves[i]["score"] - top,
+                             probs=list(moves[i].get("probs") or []), made=i == imove)
+                        for i in keep
+                    ]
+                    if imove is not None:
+                        decision["play"] = _gnubg.movetupletostring(moves[imove]["move"], board)
+                        decision["lost"] = top - moves[imove]["score"]
+                    decision["skill"] = skill or ""
+                if skill and moves and "imove" in a:
                     best = max(moves, key=lambda mv: mv["score"])
                     made = moves[a["imove"]]
-                    board = _gnubg.positionfromid(record["board"])
                     found.append(dict(base, dice=list(record["dice"]),
                                       play=_gnubg.movetupletostring(made["move"], board),
                                       best=_gnubg.movetupletostring(best["move"], board),
@@ -353,13 +605,19 @@ def _bgboard_walk():
             elif action == "double":
                 doubled = None
                 if "nd-cubeful-eq" in a:
-                    doubled = (emg(a["nd-cubeful-eq"], side), emg(a["dt-cubeful-eq"], side))
+                    doubled = (emg(a["nd-cubeful-eq"], side), emg(a["dt-cubeful-eq"], side),
+                               list(a.get("probs") or []))
+                    decision["cube"] = dict(nd=doubled[0], dt=doubled[1], value=cube, probs=doubled[2],
+                                            played="double", skill=a.get("skill") or "")
                 if a.get("skill") and doubled:
-                    nd, dt = doubled
+                    nd, dt = doubled[0], doubled[1]
                     found.append(dict(base, dice=[], play="double", best="no double",
                                       lost=nd - min(dt, 1.0), label=a["skill"]))
             else:
                 skill = a.get("skill")
+                if doubled:
+                    decision["cube"] = dict(nd=doubled[0], dt=doubled[1], value=cube, probs=doubled[2],
+                                            played=decision["kind"], skill=skill or "")
                 if skill and doubled:
                     dt = doubled[1]
                     if action == "take":
@@ -369,16 +627,17 @@ def _bgboard_walk():
                 if action == "take":
                     cube, owner = cube * 2, side
     print(%(mark)r + _json.dumps(found))
+    print(%(decisions)r + _json.dumps(decisions))
 
 _bgboard_walk()
 """
 
 
-def _walker_errors(text: str) -> list[dict[str, Any]]:
+def _walker_errors(text: str, mark: str = _MARK) -> list[dict[str, Any]]:
     for line in text.splitlines():
-        if line.startswith(_MARK):
+        if line.startswith(mark):
             try:
-                found = json.loads(line[len(_MARK) :])
+                found = json.loads(line[len(mark) :])
             except json.JSONDecodeError as exc:
                 raise AnalysisError(f"gnubg's list of marked plays does not read: {exc}") from None
             if not isinstance(found, list):
@@ -408,6 +667,73 @@ def _marked(found: Sequence[dict[str, Any]]) -> list[MarkedError]:
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise AnalysisError(f"gnubg's marked play {item!r} does not read: {exc!r}") from None
+    return out
+
+
+def _rounded_chances(probs: Sequence[float]) -> Chances | None:
+    """gnubg's five probabilities (win, win gammon, win backgammon, lose gammon, lose
+    backgammon) as the six chances it prints, 3 decimals."""
+    if len(probs) != 5:
+        return None
+    win, wg, wbg, lg, lbg = (float(p) for p in probs)
+    return Chances(*(round(x, 3) for x in (win, wg, wbg, 1.0 - win, lg, lbg)))
+
+
+def _cube_figures(item: dict[str, Any]) -> CubeFigures:
+    nd, dt, dp = float(item["nd"]), float(item["dt"]), 1.0
+    played = str(item["played"])
+    lost = {
+        "no double": min(dt, dp) - nd,
+        "double": nd - min(dt, dp),
+        "take": dt - dp,
+        "pass": dp - dt,
+    }[played]
+    return CubeFigures(
+        round(nd, 3),
+        round(dt, 3),
+        dp,
+        int(item.get("value") or 1),
+        played,
+        round(max(lost, 0.0), 3),
+        str(item.get("skill") or ""),
+        _rounded_chances(item.get("probs") or ()),
+    )
+
+
+def _decisions(found: Sequence[dict[str, Any]]) -> list[Decision]:
+    """The walker's list of every analysed action, read (rounded as gnubg prints its figures)."""
+    out = []
+    for item in found:
+        try:
+            kind = str(item["kind"])
+            lost = item.get("lost")
+            alternatives = tuple(
+                Alternative(
+                    int(a["rank"]),
+                    str(a["play"]),
+                    round(float(a["score"]), 3),
+                    round(float(a["diff"]), 3) + 0.0,  # never -0.0
+                    _rounded_chances(a.get("probs") or ()),
+                    bool(a.get("made")),
+                )
+                for a in item.get("alternatives") or ()
+            )
+            out.append(
+                Decision(
+                    int(item["game"]),
+                    int(item["move"]),
+                    int(item["player"]),
+                    kind,
+                    tuple(int(d) for d in item.get("dice") or ()),
+                    str(item.get("play") or (kind if kind != "move" else "")),
+                    None if lost is None else round(abs(float(lost)), 3),
+                    str(item.get("skill") or ""),
+                    alternatives,
+                    None if not item.get("cube") else _cube_figures(item["cube"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise AnalysisError(f"gnubg's analysed decision {item!r} does not read: {exc!r}") from None
     return out
 
 
@@ -448,7 +774,7 @@ def analyse_record(record: MatchRecord, gnubg: CommandRunner, *, ply: int = 0, t
         mat = Path(folder) / "match.mat"
         walker = Path(folder) / "walk.py"
         mat.write_text(write_mat(record), encoding="utf-8")
-        walker.write_text(_WALKER % {"mark": _MARK}, encoding="utf-8")
+        walker.write_text(_WALKER % {"mark": _MARK, "decisions": _DECISIONS}, encoding="utf-8")
         text = gnubg.run(analysis_commands(str(mat), str(walker), ply), timeout)
     # gnubg's importer stops a game at a move it finds illegal and goes on: never analyse half a game.
     refused = re.search(r"(?im)^.*invalid move.*$", text)
@@ -459,6 +785,7 @@ def analyse_record(record: MatchRecord, gnubg: CommandRunner, *, ply: int = 0, t
         raise AnalysisError(f"gnubg did not analyse the match: {problem.group(0).strip() if problem else _tail(text)}")
     figures = parse_statistics(text)
     errors = _marked(_walker_errors(text))
+    decisions = _decisions(_walker_errors(text, _DECISIONS))
     players = []
     for side in (0, 1):
 
@@ -476,15 +803,19 @@ def analyse_record(record: MatchRecord, gnubg: CommandRunner, *, ply: int = 0, t
                 tuple(e for e in errors if e.player == side),
             )
         )
-    return MatchAnalysis((players[0], players[1]), ply, time.monotonic() - started)
+    return MatchAnalysis((players[0], players[1]), ply, time.monotonic() - started, tuple(decisions))
 
 
 __all__ = [
     "CUBE_WORDS",
+    "DECISION_KINDS",
     "LABELS",
     "RATINGS",
+    "Alternative",
     "AnalysisError",
     "CommandRunner",
+    "CubeFigures",
+    "Decision",
     "HintError",
     "MarkedError",
     "MatchAnalysis",

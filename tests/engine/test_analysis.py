@@ -176,6 +176,119 @@ def test_every_marked_play_is_as_gnubgs_analysis_shows_it(analysed: dict[str, An
     assert {e["label"] for _, e in checker + cubes} == {"doubtful", "bad", "very bad"}
 
 
+#: A ranked play of gnubg's annotated move list and the chances line under it.
+RANKED = re.compile(
+    r"(?m)^(\*?)\s+(\d+)\.\s+Cubeful \d-ply\s+(.+?)\s+Eq\.: (\S+)(?: \((\S+)\))?\n"
+    r"\s+(\S+) (\S+) (\S+) - (\S+) (\S+) (\S+)$"
+)
+CUBEFUL = re.compile(r"(?m)^\d\. (No double|Double, take|Double, pass)\s+(\S+)")
+PROPER = re.compile(r"(?m)^Proper cube action: (.+?)(?: \([\d.]+%\))?$")
+CUBELESS = re.compile(r"(?m)^0-ply cubeless equity .*\n\s+(\S+) (\S+) (\S+) - (\S+) (\S+) (\S+)$")
+VERBS = {"moves": "move", "cannot move": "move", "doubles": "double", "accepts": "take", "rejects": "pass"}
+CHANCES = ("win", "win_gammon", "win_backgammon", "lose", "lose_gammon", "lose_backgammon")
+
+
+def exported_decisions(work: Path) -> list[list[dict[str, Any]]]:
+    """Per game (gnubg's ``export match text`` writes a file per game), every action of gnubg's
+    annotated move list: who, what, the ranked plays and the cube analysis, as gnubg prints them."""
+    games = []
+    for path in sorted(work.glob("analysed*.txt")):
+        found = []
+        for block in re.split(r"(?m)^Move number \d+:", path.read_text(encoding="utf-8"))[1:]:
+            acted = re.search(r"(?m)^\* (.+?) (moves|doubles|accepts|rejects|cannot move)", block)
+            if not acted:
+                continue
+            plays = [
+                {
+                    "made": star == "*",
+                    "rank": int(rank),
+                    "play": play,
+                    "equity": float(eq),
+                    "difference": float(diff or 0),
+                    "chances": dict(zip(CHANCES, map(float, chances), strict=True)),
+                }
+                for star, rank, play, eq, diff, *chances in RANKED.findall(block)
+            ]
+            equities = {words: float(eq) for words, eq in CUBEFUL.findall(block)}
+            proper = PROPER.search(block)
+            cubeless = CUBELESS.search(block)
+            found.append(
+                {
+                    "name": acted.group(1),
+                    "kind": VERBS[acted.group(2)],
+                    "plays": plays,
+                    "cube": equities or None,
+                    "action": proper.group(1) if proper else None,
+                    "chances": [float(c) for c in cubeless.groups()] if cubeless else None,
+                }
+            )
+        games.append(found)
+    return games
+
+
+@needs_gnubg
+@pytest.mark.oracle
+def test_every_decision_has_gnubgs_alternatives_and_cube_figures(analysed: dict[str, Any], tmp_path: Path) -> None:
+    gnubg_says(MATCH, tmp_path)
+    exported = exported_decisions(tmp_path)
+    names = [p["name"] for p in analysed["players"]]
+    decisions = analysed["decisions"]
+    assert len(exported) == 3 and len(decisions) == sum(len(game) for game in exported)
+    checked_plays = checked_cubes = 0
+    for number, game in enumerate(exported, 1):
+        ours = [d for d in decisions if d["game"] == number]
+        assert len(ours) == len(game)
+        for decision, said in zip(ours, game, strict=True):
+            where = (number, decision["move"], said["name"], said["kind"])
+            assert (names[decision["player"]], decision["kind"]) == (said["name"], said["kind"]), where
+            # The top 5 plays (and the play made), each with gnubg's equity, difference and chances.
+            assert [{k: a[k] for k in said["plays"][0]} for a in decision["alternatives"]] == said["plays"], where
+            checked_plays += bool(said["plays"])
+            if decision["alternatives"]:
+                made = next(a for a in decision["alternatives"] if a["made"])
+                assert decision["play"] == made["play"] and decision["equity_lost"] == -made["difference"]
+            cube = decision["cube"]
+            assert (cube is None) == (said["cube"] is None), where
+            if cube is None:
+                continue
+            checked_cubes += 1
+            # At a take or a pass gnubg prints the taker's side; ours stay the doubler's.
+            sign = -1 if decision["kind"] in ("take", "pass") else 1
+            assert sign * cube["no_double"] == said["cube"]["No double"], where
+            assert sign * cube["double_take"] == said["cube"]["Double, take"], where
+            assert sign * cube["double_pass"] == said["cube"]["Double, pass"], where
+            assert cube["action"] == said["action"], where
+            chances = said["chances"] if sign == 1 else said["chances"][3:] + said["chances"][:3]
+            assert [cube["chances"][k] for k in CHANCES] == chances, where
+    assert checked_plays >= 60 and checked_cubes >= 40
+    # A known position: game 1, massiveblunder's 41 off the bar, a bad play (gnubg's 4th).
+    bad = next(d for d in decisions if d["game"] == 1 and d["dice"] == [4, 1] and d["label"] == "bad")
+    first = bad["alternatives"][0]
+    assert (first["rank"], first["play"], first["equity"], first["difference"]) == (1, "bar/21* 11/10", 0.233, 0.0)
+    assert first["chances"]["win"] == 0.554 and first["chances"]["win_gammon"] == 0.169
+    assert [(a["rank"], a["made"]) for a in bad["alternatives"] if a["made"]] == [(4, True)]
+    assert (bad["play"], bad["equity_lost"]) == ("bar/21* 6/5", 0.062)
+    # Its cube decision before the roll: no double, right.
+    assert bad["cube"]["action"] == "No double, take" and bad["cube"]["equity_lost"] == 0.0
+    # Game 3's wrong take: the doubler's figures, right was pass, the take lost 0.133.
+    take = next(d for d in decisions if d["game"] == 3 and d["kind"] == "take" and d["cube"]["label"] == "very bad")
+    assert take["cube"]["action"] == "Double, pass" and take["cube"]["best"] == "pass"
+    assert (take["cube"]["played"], take["cube"]["equity_lost"]) == ("take", 0.133)
+    assert (take["cube"]["double_take"], take["cube"]["double_pass"]) == (1.133, 1.0)
+    # Every marked error is one of the decisions, with the same loss.
+    for player, figures in enumerate(analysed["players"]):
+        for error in figures["errors"]:
+            where = (error["game"], error["move"], player)
+            same = [d for d in decisions if (d["game"], d["move"], d["player"]) == where]
+            if error["dice"]:
+                assert any(d["play"] == error["play"] and d["equity_lost"] == error["equity_lost"] for d in same)
+            else:
+                assert any(
+                    d["cube"] and d["cube"]["played"] == error["play"] and d["cube"]["best"] == error["best"]
+                    for d in same
+                ), error
+
+
 def stored_corpus_match(folder: Path) -> tuple[Path, int]:
     """The corpus match imported into a new store in ``folder``: the store's file and the match."""
     db = folder / "matches.sqlite3"
@@ -348,7 +461,14 @@ def test_the_match_browser_shows_the_analysis_each_error_on_its_move(tmp_path: P
         with MatchStore(db) as store:
             store.save_analysis(match, analysed, ply=0)
         body = client.get(f"/api/matches/{match}").json()
-    assert body["analysis"] == analysed
+    # The decisions go with their steps, not twice.
+    assert body["analysis"] == {k: v for k, v in analysed.items() if k != "decisions"}
+    decided = [s for s in body["steps"] if s["kind"] in ("move", "double", "take", "drop")]
+    assert [s["decision"] for s in decided] == analysed["decisions"]
+    for step in decided:
+        kind = {"drop": "pass"}.get(step["kind"], step["kind"])
+        assert (step["decision"]["kind"], step["decision"]["player"] + 1) == (kind, step["player"])
+    assert all(s["decision"] is None for s in body["steps"] if s not in decided)
     marked = [s for s in body["steps"] if s["error"] is not None]
     errors = [(p, e) for p in range(2) for e in analysed["players"][p]["errors"]]
     # Every error but the missed doubles was made with a stored action, and is shown on it.
