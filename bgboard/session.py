@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from bgboard.config import gnubg_hints
+from bgboard.errors import SetupError
 from bgboard.events import Event, EventSink
+from engine.hints import HintError
 
 if TYPE_CHECKING:
     from bgboard.store import MatchStore
@@ -188,10 +190,21 @@ class TableSession:
         self.stack.close()
 
     def start_gnubg(self) -> GnubgHints | None:
-        """gnubg for teach mode or for playing against it (nothing starts until its first
-        request, so a missing gnubg is said at the first roll); ``None`` when neither."""
+        """gnubg for teach mode or for playing against it; ``None`` when neither.
+
+        Against gnubg it is started now: without it nobody plays its side, so a missing gnubg
+        keeps the table from starting, before anything is recorded. For hints alone nothing
+        starts until the first request (a missing gnubg is said then, and refereeing goes on).
+
+        :raises SetupError: ``against`` and gnubg cannot be started.
+        """
         if self.gnubg is None and (self.options.teach or self.options.against is not None):
             self.gnubg = self.stack.enter_context(gnubg_hints(timeout=self.options.hint_timeout))
+            if self.options.against is not None:
+                try:
+                    self.gnubg.start()
+                except HintError as exc:
+                    raise SetupError(f"--against gnubg: {exc}") from None
         return self.gnubg
 
     @property

@@ -321,3 +321,19 @@ def test_demo_against_gnubg_moves_gnubgs_checkers_wrong_then_right(tmp_path: Pat
     mat = next(tmp_path.glob("*.mat"))
     record = read_mat(mat.read_text(encoding="utf-8"), mat.name)
     assert not record.problems and "gnubg" in record.record.players
+
+
+def test_without_gnubg_a_game_against_it_does_not_start_and_records_nothing(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bgboard.errors import SetupError
+
+    monkeypatch.setenv("BGBOARD_GNUBG", "/nonexistent/gnubg")
+    camera = Cameras(FakeCamera("fake:camera", opening_frames()))
+    with pytest.raises(SetupError, match="--against gnubg: /nonexistent/gnubg not found"):
+        make_referee(config, out=io.StringIO(), source_factory=camera, live=False, against=("expert", 1))
+    with MatchStore(config.store.resolved_path()) as store:
+        assert store.matches() == []
+    # The demo against gnubg stops at once too, before its game, rather than at the first roll.
+    assert main(["demo", "--against", "gnubg", "--leds", "none", "--out", str(tmp_path / "demo")]) == 1
+    assert "--against gnubg: /nonexistent/gnubg not found" in capsys.readouterr().err
