@@ -23,7 +23,9 @@ from __future__ import annotations
 import argparse
 import logging
 import re
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Final, TextIO
 
@@ -107,6 +109,12 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         handled += vision_commands.vision_errors()
     if args.command in ("leds", "devices"):
         handled += hardware_commands.hardware_errors()
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a service manager, `kill`) stops any command as Ctrl-C does: the table's
+        # commands and the servers stop cleanly with status 0, a one-off command says it was
+        # interrupted (130).
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         status: int = args.func(args, stream)
     except UsageError as exc:
@@ -125,4 +133,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"bgboard: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 1
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     return status
+
+
+def _interrupt(number: int, frame: object) -> None:
+    raise KeyboardInterrupt

@@ -168,15 +168,6 @@ def cmd_demo(args: argparse.Namespace, out: TextIO) -> int:
 
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise CliError(f"--out {args.out} is a file, not a folder: name a folder for the store and the .mat file")
-    if args.web is not None and threading.current_thread() is threading.main_thread():
-        import signal
-
-        def stop(number: int, frame: object) -> None:
-            raise KeyboardInterrupt
-
-        # The page stays up after the game until stopped: SIGTERM (a service manager, a test)
-        # stops it as Ctrl-C does, closing the server and the store.
-        signal.signal(signal.SIGTERM, stop)
     try:
         return run_demo(
             speed=args.speed,

@@ -254,7 +254,16 @@ def run_demo(
             game = DemoGame(record, 0, **common)
         table_session.attach(game.table, store, game.match_id)
         table_session.start()
-        report = game.play(moves)
+        try:
+            report = game.play(moves)
+        except KeyboardInterrupt:
+            # Stopped (Ctrl-C, SIGTERM): what was played is kept and written out, exit 0.
+            table_session.finish()
+            mat = folder / default_file_name(store.summary(game.match_id), "mat")
+            mat.write_text(store.export(game.match_id, "mat"), encoding="utf-8")
+            text = f"stopped: the game so far is in {store_file} and written to {mat}"
+            console(Notice("stopped", text, {"mat": str(mat), "store": str(store_file)}, console=f"\n{text}"))
+            return 0
         # The publisher stops now, so that what it says comes before the summary.
         table_session.finish()
         mat = folder / default_file_name(store.summary(game.match_id), "mat")

@@ -179,3 +179,31 @@ def test_the_teach_demo_says_the_hint_after_each_roll_and_the_verdict_after_each
         notes = [a.note for a in store.actions(summary.id) if isinstance(a.action, Move)]
     assert notes[0] == "gnubg 0-ply: the best play"
     assert all(note and note.startswith("gnubg 0-ply: ") for note in notes)
+
+
+def test_sigterm_stops_the_demo_as_ctrl_c_does_keeping_what_was_played(tmp_path: Path) -> None:
+    """One rule for the table's commands: stopped by Ctrl-C or SIGTERM, the store is closed, what
+    was played written out, and the status is 0, as the referee's."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    for number in (signal.SIGTERM, signal.SIGINT):
+        out = tmp_path / f"demo-{number}"
+        child = subprocess.Popen(
+            [sys.executable, "-m", "bgboard", "demo", "--leds", "none", "--out", str(out)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stdout is not None
+        deadline = time.monotonic() + 120
+        for line in child.stdout:
+            if "rolled" in line or time.monotonic() > deadline:
+                break
+        child.send_signal(number)
+        rest, err = child.communicate(timeout=60)
+        assert child.returncode == 0, err
+        assert "stopped: the game so far is in" in rest and "Traceback" not in err
+        assert list(out.glob("*.mat")) and (out / "demo.sqlite3").exists()
