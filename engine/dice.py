@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-from engine.errors import InvalidNotationError
+from engine.errors import InvalidNotationError, quoted
 
 #: A written roll: two ASCII digits, apart or with one separator, in brackets or not.
 _ROLL: Final = re.compile(r"[\[(]?\s*([0-9])\s*[-,]?\s*([0-9])\s*[\])]?", re.ASCII)
@@ -38,7 +38,7 @@ class Dice:
         """Read ``31``, ``3-1``, ``3 1``, ``3,1`` or ``[3, 1]`` (ASCII digits, one between each die)."""
         found = _ROLL.fullmatch(text.strip())
         if found is None:
-            raise InvalidNotationError(f"not a roll of two dice: {text!r}")
+            raise InvalidNotationError(f"not a roll of two dice: {quoted(text)}")
         return cls(int(found[1]), int(found[2]))
 
     @property

@@ -32,3 +32,22 @@ class NoSuchPlayError(IllegalPlayError):
 
 class IllegalActionError(BackgammonError, ValueError):
     """A match action out of turn or against the rules (doubling without the cube, moving before rolling)."""
+
+
+#: How many characters of someone's input an error message quotes.
+QUOTE_LIMIT = 60
+
+
+def quoted(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` quoted for an error message, cut to ``limit`` characters when longer, with its
+    length: a 4 MB line is named, not repeated.
+
+    >>> quoted("13/8 13/11")
+    "'13/8 13/11'"
+    >>> quoted("13/10 " * 1000)
+    "'13/10 13/10 13/10 13/10 13/10 13/10 13/10 13/10 13/10 13/10 …' (6000 characters)"
+    """
+    if len(text) <= limit:
+        return repr(text)
+    shown = repr(text[:limit])
+    return f"{shown[:-1]}…{shown[-1]} ({len(text)} characters)"

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Final
 
-from engine.errors import InvalidIdError, InvalidPositionError
+from engine.errors import InvalidIdError, InvalidPositionError, quoted
 from engine.position import CHECKERS, Position
 
 _BASE64: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -93,7 +93,7 @@ class GameState(IntEnum):
 
 
 def _fail(what: str, text: str, why: str) -> InvalidIdError:
-    return InvalidIdError(f"{what} {text!r}: {why}")
+    return InvalidIdError(f"{what} {quoted(text)}: {why}")
 
 
 def _check_base64(text: str, what: str, length: int) -> None:
@@ -273,7 +273,7 @@ def decode_gnubg_id(text: str) -> tuple[Position, MatchIdFields]:
     body = _GNUBG_PREFIX.sub("", text.strip())
     parts = body.split(":")
     if len(parts) != 2:
-        raise InvalidIdError(f"GNUbgID {text!r}: expected 'PositionID:MatchID'")
+        raise InvalidIdError(f"GNUbgID {quoted(text)}: expected 'PositionID:MatchID'")
     position_id, match_id = (part.strip() for part in parts)
     _check_base64(position_id, "Position ID", POSITION_ID_LENGTH)
     return Position.from_id(position_id), decode_match_id(match_id)

@@ -42,6 +42,7 @@ from engine.errors import (
     InvalidIdError,
     InvalidPositionError,
     NoSuchPlayError,
+    quoted,
 )
 from engine.ids import (
     XGID_BEAVERED,
@@ -822,7 +823,7 @@ class MatchState:
             )
             return cls._from_match_fields(position, f, options, game_number)
         except InvalidPositionError as exc:
-            raise InvalidIdError(f"GNUbgID {text.strip()!r}: {exc}") from None
+            raise InvalidIdError(f"GNUbgID {quoted(text.strip())}: {exc}") from None
 
     @classmethod
     def _from_match_fields(
@@ -911,7 +912,7 @@ class MatchState:
             already over, or it offers a raccoon.
         """
         x = decode_xgid(text)
-        where = f"XGID {text.strip()!r}"
+        where = f"XGID {quoted(text.strip())}"
         if x.dice == XGID_RACCOONED:
             raise InvalidIdError(f"{where}: raccoons (R) are not part of the rules we play")
         doubled = x.dice in (XGID_DOUBLED, XGID_BEAVERED)

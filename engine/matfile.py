@@ -52,6 +52,7 @@ from engine.errors import (
     IllegalPlayError,
     InvalidNotationError,
     NoSuchPlayError,
+    quoted,
 )
 from engine.files import MAX_MATCH_FILE, read_limited
 from engine.match import AcceptResign, Action, Beaver, Double, Drop, GameEnd, GameResult, MatchOptions
@@ -116,7 +117,7 @@ class MatProblem:
         if not self.line:
             where = source or "file"
         game = f"game {self.game}: " if self.game else ""
-        text = f": {self.text.strip()!r}" if self.text.strip() else ""
+        text = f": {quoted(self.text.strip())}" if self.text.strip() else ""
         return f"{where}: {game}{self.message}{text}"
 
     def __str__(self) -> str:
@@ -440,7 +441,7 @@ def _read_row(game: _RawGame, number: int, line: str, row: int) -> int:
         origin = 4
     junk = line[: tokens[0].start()].strip()
     if junk:
-        game.problems.append(MatProblem(number, line, f"unreadable text {junk!r}", game.number))
+        game.problems.append(MatProblem(number, line, f"unreadable text {quoted(junk)}", game.number))
         game.broken_at = game.broken_at or number
         return row
     cells_here = 0
@@ -449,7 +450,7 @@ def _read_row(game: _RawGame, number: int, line: str, row: int) -> int:
         rest = line[token.end() : end].strip()
         if token["row"] is not None:
             if rest:
-                game.problems.append(MatProblem(number, line, f"unreadable text {rest!r}", game.number))
+                game.problems.append(MatProblem(number, line, f"unreadable text {quoted(rest)}", game.number))
                 game.broken_at = game.broken_at or number
                 return row
             if token.start() > 0 and line[: token.start()].strip():
@@ -459,7 +460,7 @@ def _read_row(game: _RawGame, number: int, line: str, row: int) -> int:
         groups = token.groupdict()
         if groups["dice"] is None and rest:
             game.problems.append(
-                MatProblem(number, line, f"unreadable text {rest!r} after {token.group(0)!r}", game.number)
+                MatProblem(number, line, f"unreadable text {quoted(rest)} after {quoted(token.group(0))}", game.number)
             )
             game.broken_at = game.broken_at or number
             return row
@@ -630,7 +631,7 @@ def _step(rep: _Replay, cell: MatCell, rest: Sequence[MatCell]) -> None:
         _flush(rep)
     state = rep.state
     if state.is_over() and kind not in ("wins", "losses"):
-        rep.problem(cell, f"move {cell.move}: {cell.text!r} after the end of the game")
+        rep.problem(cell, f"move {cell.move}: {quoted(cell.text)} after the end of the game")
     if kind == "roll":
         _roll(rep, cell, rest)
     elif kind in ("double", "beaver"):
@@ -694,7 +695,7 @@ def _roll(rep: _Replay, cell: MatCell, rest: Sequence[MatCell]) -> None:
         steps = _parse_steps(written)
     except InvalidNotationError as exc:
         _sync(rep, position, mover, dice)
-        rep.problem(cell, f"move {cell.move}: unreadable play {written!r}: {exc}")
+        rep.problem(cell, f"move {cell.move}: unreadable play {quoted(written)}: {exc}")
     if not steps and legal:
         _sync(rep, position, mover, dice)
         if rest and rest[0].kind in ("wins", "losses"):

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from engine.errors import InvalidNotationError
+from engine.errors import InvalidNotationError, quoted
 from engine.position import BAR, OFF, Position
 
 #: Steps as the move generator records them: ``(source, dest)`` point pairs in the order played.
@@ -160,7 +160,7 @@ def parse_point(text: str) -> int:
     if word in ("off", "o"):
         return OFF
     if not word.isdigit() or not 0 <= int(word) <= 25:
-        raise InvalidNotationError(f"not a point: {text!r}")
+        raise InvalidNotationError(f"not a point: {quoted(text)}")
     return int(word)
 
 
@@ -173,23 +173,23 @@ def parse_steps(text: str) -> list[Step]:
     for token in cleaned.replace(",", " ").split():
         match = _MOVE.match(token)
         if not match:
-            raise InvalidNotationError(f"not a move: {token!r} in {text!r}")
+            raise InvalidNotationError(f"not a move: {quoted(token)} in {quoted(text)}")
         parts = match.group(1).split("/")
         repeat = int(match.group(2) or 1)
         if repeat < 1 or repeat > 4:
-            raise InvalidNotationError(f"bad repeat count in {token!r}")
+            raise InvalidNotationError(f"bad repeat count in {quoted(token)}")
         points = [parse_point(p) for p in parts]
         for k in range(len(points) - 1):
             if points[k] == OFF or points[k + 1] == BAR:
-                raise InvalidNotationError(f"a checker cannot move from off or to the bar: {token!r}")
+                raise InvalidNotationError(f"a checker cannot move from off or to the bar: {quoted(token)}")
             if points[k + 1] >= points[k]:
-                raise InvalidNotationError(f"a checker moves to a lower point: {token!r}")
+                raise InvalidNotationError(f"a checker moves to a lower point: {quoted(token)}")
         hits = [p.endswith("*") for p in parts]
         for _ in range(repeat):
             for k in range(len(points) - 1):
                 steps.append(Step(points[k], points[k + 1], hits[k + 1]))
     if len(steps) > 4:
-        raise InvalidNotationError(f"more than four moves: {text!r}")
+        raise InvalidNotationError(f"more than four moves: {quoted(text)}")
     return steps
 
 

@@ -19,7 +19,7 @@ import binascii
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
-from engine.errors import InvalidIdError, InvalidPositionError
+from engine.errors import InvalidIdError, InvalidPositionError, quoted
 
 #: Point number of the bar, as a source of a move (gnubg and .mat use 25).
 BAR: Final = 25
@@ -242,7 +242,7 @@ def decode_position_id(position_id: str) -> tuple[Half, Half]:
     """
     text = position_id.strip()
     if len(text) != 14:
-        raise InvalidIdError(f"Position ID {position_id!r}: expected 14 characters, got {len(text)}")
+        raise InvalidIdError(f"Position ID {quoted(position_id)}: expected 14 characters, got {len(text)}")
     try:
         raw = base64.b64decode(text + "==", validate=True)
     except (binascii.Error, ValueError):

@@ -139,3 +139,18 @@ def test_show_takes_an_xgid_without_its_prefix_and_with_an_eleventh_field(
     # Starting with "-" (the 25-point empty), argparse would take it for an option.
     assert main(["show", xgid]) == 0
     assert f"XGID={XGID_BODY}" in capsys.readouterr().out
+
+
+def test_a_huge_input_is_named_not_repeated(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A 4 MB move line in a .mat file, a 2 MB word: each quoted once, cut, with its length."""
+    mat = tmp_path / "big.mat"
+    line = "  1) 31: 8/5 6/5" + " 13/10" * 700_000
+    mat.write_text(f" 3 point match\n\n Game 1\n Ann : 0                  Bob : 0\n{line}\n", encoding="utf-8")
+    assert main(["check-match", str(mat)]) == 1
+    assert len(capsys.readouterr().out) < 2000
+    assert main(["check-match", str(mat), "--json"]) == 1
+    said = capsys.readouterr().out
+    assert len(said) < 2000 and "characters)" in said
+    assert main(["show", "A" * 2_000_000]) == 1
+    err = capsys.readouterr().err
+    assert len(err) < 500 and "(2000000 characters)" in err

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from bgboard.cli.options import bind_address
 from bgboard.errors import CliError
+from engine.errors import quoted
 
 if TYPE_CHECKING:
     import argparse
@@ -298,11 +299,13 @@ def _write_check_report(report: object, out: TextIO) -> None:
     )
     for bad in report.illegal:
         where = f"game {bad.game}, move {bad.move}, {bad.player}"
-        out.write(f"  illegal: {where}: {bad.play!r}: {bad.reason} (line {bad.line})\n")
+        out.write(f"  illegal: {where}: {quoted(bad.play)}: {bad.reason} (line {bad.line})\n")
     for problem in report.problems:
         out.write(f"  problem: {problem}\n")
     for lost in report.lost_moves:
-        out.write(f"  lost move: game {lost.game}, move {lost.move}, {lost.player}: {lost.text!r} (line {lost.line})\n")
+        out.write(
+            f"  lost move: game {lost.game}, move {lost.move}, {lost.player}: {quoted(lost.text)} (line {lost.line})\n"
+        )
 
 
 # -- serve -----------------------------------------------------------------------------------

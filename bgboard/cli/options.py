@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 from bgboard.errors import CliError
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, quoted
 from engine.match import MatchState
 from engine.position import Position
 
@@ -27,7 +27,9 @@ def _number(text: str, *, integer: bool = False) -> float:
     try:
         value = int(text) if integer else float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not {'a whole number' if integer else 'a number'}") from None
+        raise argparse.ArgumentTypeError(
+            f"{quoted(text)} is not {'a whole number' if integer else 'a number'}"
+        ) from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
     return value
@@ -146,7 +148,7 @@ def position_from_any(text: str) -> tuple[Position, MatchState | None]:
             return state.position, state
         return Position.from_id(text), None
     except BackgammonError as exc:
-        raise CliError(f"{text!r} is not a Position ID, GNUbgID or XGID: {exc}") from None
+        raise CliError(f"{quoted(text)} is not a Position ID, GNUbgID or XGID: {exc}") from None
 
 
 def config_file(args: argparse.Namespace) -> Path | None:

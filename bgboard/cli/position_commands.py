@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from bgboard.cli.options import counting, position_from_any, positive
 from bgboard.errors import CliError
 from engine.dice import Dice
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, quoted
 from engine.judge import RawBoard, judge
 from engine.match import MatchState, Phase
 from engine.movegen import legal_plays
@@ -123,7 +123,7 @@ def cmd_judge(args: argparse.Namespace, out: TextIO) -> int:
             # A bare Position ID is decoded raw: a board with checkers missing is judged, not refused.
             opponent, mover = decode_position_id(after_text)
     except BackgammonError as exc:
-        raise CliError(f"{args.after!r} is not a Position ID, GNUbgID or XGID: {exc}") from None
+        raise CliError(f"{quoted(args.after)} is not a Position ID, GNUbgID or XGID: {exc}") from None
     verdict = judge(before, dice, RawBoard(mover, opponent))
     status = 1 if verdict.verdict in ("illegal", "unreadable") else 0
     if args.json:
