@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -154,3 +155,32 @@ def test_a_huge_input_is_named_not_repeated(tmp_path: Path, capsys: pytest.Captu
     assert main(["show", "A" * 2_000_000]) == 1
     err = capsys.readouterr().err
     assert len(err) < 500 and "(2000000 characters)" in err
+
+
+@pytest.mark.parametrize(
+    ("which", "words"),
+    [("rotated", "Or the corners are in another order"), ("whole image", "These corners are the whole image's")],
+)
+def test_corners_given_out_of_order_or_of_the_whole_image_are_named(
+    which: str, words: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import cv2
+
+    sys.path.insert(0, str(ROOT / "tests" / "bgboard"))
+    from rendered_table import CAMERA, LIGHTING, START, STYLE
+
+    from vision.render import Scene, render
+
+    shot = render(Scene(points=START), style=STYLE, camera=CAMERA, lighting=LIGHTING, seed=1)
+    photo = tmp_path / "start.png"
+    assert cv2.imwrite(str(photo), shot.image)
+    corners = [(float(x), float(y)) for x, y in shot.corners]
+    height, width = shot.image.shape[:2]
+    if which == "rotated":
+        corners = corners[1:] + corners[:1]
+    else:
+        corners = [(0, 0), (width - 1, 0), (width - 1, height - 1), (0, height - 1)]
+    text = " ".join(f"{x:.0f},{y:.0f}" for x, y in corners)
+    assert main(["vision", "calibrate", str(photo), "--corners", text, "-o", str(tmp_path / "p.toml")]) == 1
+    err = capsys.readouterr().err
+    assert words in err and "13-" in err and not (tmp_path / "p.toml").exists()

@@ -365,7 +365,13 @@ def calibrate(
                 + sum(a != b for a, b in zip(back.bar, bar, strict=True))
             )
         refs.read_back = (wrong[0], wrong[1])
-    _check_separable(profile)
+    try:
+        _check_separable(profile)
+    except CalibrationError as exc:
+        if source != "corners":
+            raise
+        # Corners given by hand: the likeliest fault is theirs, so say which corners are asked for.
+        raise CalibrationError(f"{exc} {_corners_hint(corners, image)}") from None
     if check:
         # Something over the field first: an arm over most of the points hides their edges too.
         _check_read_back(profile, image, shown, found)
@@ -735,6 +741,28 @@ def _fit_models(features: dict[str, np.ndarray], points: list[int], bar: tuple[i
         floor = _COLOUR_FLOOR if group[0].shape[-1] == 3 else _SHAPE_FLOOR
         models[name] = Gaussian.fit(np.asarray(group), floor)
     return models
+
+
+def _corners_hint(corners: np.ndarray, image: np.ndarray) -> str:
+    """What to check of corners given by hand when the calibration cannot tell the sides apart."""
+    height, width = image.shape[:2]
+    box = np.asarray(corners, dtype=np.float64)
+    margin = 0.01 * max(width, height)
+    at_edges = (
+        box[:, 0].min() <= margin
+        and box[:, 1].min() <= margin
+        and box[:, 0].max() >= width - 1 - margin
+        and box[:, 1].max() >= height - 1 - margin
+    )
+    if at_edges:
+        return (
+            "These corners are the whole image's: give the playing field's, the inside of its frame,"
+            " beside player 1's 13-, 24-, 1- then 12-point."
+        )
+    return (
+        "Or the corners are in another order: they go beside player 1's 13-point (top left as he"
+        " sits), 24-point, 1-point, then 12-point, clockwise on the picture."
+    )
 
 
 def _check_separable(profile: Profile) -> None:
