@@ -269,7 +269,7 @@ def test_bad_images_give_one_line_naming_the_file(tmp_path: Path, capfd: pytest.
     cut = tmp_path / "trunc.png"
     cut.write_bytes(png.tobytes()[:5000])
     capfd.readouterr()
-    with pytest.raises(CameraError, match=r"trunc\.png is not an image OpenCV can read"):
+    with pytest.raises(CameraError, match=r"trunc\.png is cut short: a PNG without its end"):
         read_image(cut)
     # OpenCV's own "[ WARN:0@...] ... PNG input buffer is incomplete" stays off the terminal.
     captured = capfd.readouterr()
