@@ -54,9 +54,9 @@ from typing import Any, Final, Literal
 from bgboard.events import Event, EventKind, Request, number
 from bgboard.explain import CLEAR, HINT_PRIOR, Candidate, Explanation, explain, reading_position
 from engine.dice import Dice
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, quoted
 from engine.hints import CubeAdvice, HintError, RankedPlay, state_to_double
-from engine.judge import Judgement, judge, partial_positions
+from engine.judge import Judgement, RawBoard, judge, partial_positions
 from engine.match import (
     AcceptResign,
     Action,
@@ -339,7 +339,7 @@ class Controller:
             return self._record(Take(by=self.state.turn), source)
         if name == "drop":
             return self._record(Drop(by=self.state.turn), source)
-        return [Event("unknown", f"no button named {name!r}", {"button": name})]
+        return [Event("unknown", f"no button named {quoted(name)}", {"button": name})]
 
     def on_command(self, text: str, t: float) -> list[Event]:
         """A line typed at the console.
@@ -359,7 +359,7 @@ class Controller:
         if verb == "resign":
             points = _RESIGN_WORDS.get(rest.strip().lower() or "single")
             if points is None:
-                return [Event("unknown", f"resign single, gammon or backgammon, not {rest!r}")]
+                return [Event("unknown", f"resign single, gammon or backgammon, not {quoted(rest)}")]
             return self._record(Resign(points), "keyboard")
         if verb == "accept":
             return self._record(AcceptResign(), "keyboard")
@@ -378,7 +378,7 @@ class Controller:
         if "/" in bare or len(bare) == 14:
             # A play (13/8 13/11) or a Position ID given alone: a correction.
             return self.correct(bare, t)
-        return [Event("unknown", f"unknown command {words[0]!r}: {COMMANDS}")]
+        return [Event("unknown", f"unknown command {quoted(words[0])}: {COMMANDS}")]
 
     def correct(self, value: Dice | Play | Position | str, t: float) -> list[Event]:
         """The players say what the board shows: a roll, a play, or the position after the move.
@@ -653,7 +653,7 @@ class Controller:
         if j.verdict != "illegal":
             # The judge and the candidates agree by construction; this is a safety net.
             return self._ask(board)
-        return self._illegal(j)
+        return self._illegal(j, after)
 
     def _unfinished(self, asked: bool) -> list[Event]:
         """The move is not finished (or not begun): tell a player who pressed done, else wait."""
@@ -680,9 +680,13 @@ class Controller:
         text = f"please check{where}: {why}{guess}; press done to confirm or give the right move"
         return [Event("please-check", text, fields, verdict="check")]
 
-    def _illegal(self, j: Judgement) -> list[Event]:
+    def _illegal(self, j: Judgement, after: Position | RawBoard | None = None) -> list[Event]:
         reasons = "; ".join(j.reasons)
         fields: dict[str, Any] = j.to_json()
+        if after is not None:
+            # The board as read (the mover's numbering, index 24 the bar): the live page draws
+            # the illegal move as made from it.
+            fields["read"] = {"mover": list(after.mover), "opponent": list(after.opponent)}
         if self.mode == "log":
             state = self.state
             play = j.nearest[0] if j.nearest else Play()
@@ -949,7 +953,7 @@ class Controller:
     def _teach(self, word: str) -> list[Event]:
         """``teach on``, ``teach off`` (or ``teach`` alone, which turns it over)."""
         if word not in ("", "on", "off"):
-            return [Event("unknown", f"teach on or teach off, not teach {word}")]
+            return [Event("unknown", f"teach on or teach off, not teach {quoted(word)}")]
         self.teach = (not self.teach) if not word else word == "on"
         events = [Event("teach", f"teach mode {'on' if self.teach else 'off'}", {"teach": self.teach})]
         if not self.teach:
@@ -1086,7 +1090,14 @@ def _describe(
             text = (str(play) or "no move") if isinstance(play, Play) else str(play)
             if isinstance(play, Position):
                 text = play.position_id()
-            return "move", f"{who}played {text}", {"play": text}
+            fields: dict[str, Any] = {"play": text}
+            if isinstance(play, str | Play) and before.dice is not None:
+                # The play as the store records it (hits marked, in order), when not as typed.
+                with contextlib.suppress(BackgammonError):
+                    recorded = str(before.legal_plays().play_for(after.position.swap()) or "")
+                    if recorded and recorded != text:
+                        fields["recorded"] = recorded
+            return "move", f"{who}played {text}", fields
         case Double():
             return "double", f"{who}doubles to {before.cube.value * 2}", {"cube": before.cube.value * 2}
         case Take():

@@ -36,6 +36,7 @@ from bgboard.events import Event, encode, number
 from engine.errors import BackgammonError
 from engine.match import MatchState, Move, Phase
 from engine.play import Play
+from engine.position import Position
 from hardware.presenter import seat_of
 
 if TYPE_CHECKING:
@@ -76,6 +77,34 @@ def arrows(play: Play, seat: int) -> list[dict[str, Any]]:
     return [
         {"from": absolute_point(s.source, seat), "to": absolute_point(s.dest, seat), "seat": seat, "hit": s.hit}
         for s in play
+    ]
+
+
+def made_arrows(before: Position, mover: Sequence[int], opponent: Sequence[int], seat: int) -> list[dict[str, Any]]:
+    """The checker steps a board as read shows against ``before`` (both the mover's side, index
+    24 the bar), as arrows (see :func:`arrows`): each checker gone from a point paired with a
+    checker come to one, the furthest first, the rest borne off. For a move no rule allows, so
+    a guess at how it was made, drawn as made.
+
+    >>> start = MatchState.new_match(1).position
+    >>> read = list(start.mover); read[12] -= 1; read[5] += 1
+    >>> made_arrows(start, read, start.opponent, 1)
+    [{'from': 13, 'to': 6, 'seat': 1, 'hit': False}]
+    """
+    gone: list[int] = []
+    come: list[int] = []
+    for index in range(25):
+        change = mover[index] - before.mover[index]
+        gone += [index + 1] * max(-change, 0)
+        come += [index + 1] * max(change, 0)
+    gone.sort(reverse=True)
+    come.sort(reverse=True)
+    come += [0] * max(len(gone) - len(come), 0)  # the rest borne off
+    # An opponent's checker gone from his point n (the mover's 25 - n) was hit there.
+    hit = {24 - index for index in range(24) if opponent[index] < before.opponent[index]}
+    return [
+        {"from": absolute_point(a, seat), "to": absolute_point(b, seat), "seat": seat, "hit": b in hit}
+        for a, b in zip(gone, come, strict=False)
     ]
 
 
@@ -166,8 +195,10 @@ CANDIDATES: Final = 4
 
 
 def candidates(controller: Controller, seat: int | None) -> list[dict[str, Any]]:
-    """The legal results a doubtful move reading may show, likeliest first: ``play`` and the
-    ``board`` after it (see :func:`board_json`), for the page's small boards to tap."""
+    """The legal results a doubtful move reading may show, likeliest first: ``play``, the
+    ``board`` after it (see :func:`board_json`) and ``differs``: the points (player 1's
+    numbering, as on the page's board) where it is not as the other candidates, for the page's
+    small boards to tap."""
     doubt = controller.doubt
     if doubt is None or seat is None:
         return []
@@ -180,7 +211,45 @@ def candidates(controller: Controller, seat: int | None) -> list[dict[str, Any]]
         out.append({"play": str(candidate.play) or "no move", "board": board})
         if len(out) == CANDIDATES:
             break
+    for one in out:
+        mine = one["board"]["points"]
+        others = [other["board"]["points"] for other in out if other is not one]
+        one["differs"] = [i + 1 for i in range(24) if any(theirs[i] != mine[i] for theirs in others)]
     return out
+
+
+def check_words(check: dict[str, Any], state: MatchState, names: Sequence[str], bottom_player: int) -> dict[str, Any]:
+    """What the page asks in a please-check: ``kind`` (``dice``, ``board`` or ``reroll``),
+    ``question`` (the page's words: what to tap) and ``status`` (the status line's)."""
+    kind = check.get("kind", "board")
+    who = "" if state.on_roll is None else f"{names[state.on_roll]}: "
+    if kind == "reroll":
+        return {
+            "question": f"{check.get('text', 'roll again')[:1].upper()}{check.get('text', 'roll again')[1:]}.",
+            "status": f"{who}roll again",
+        }
+    if kind == "dice":
+        read = [v for v in check.get("dice", []) if isinstance(v, int) and 1 <= v <= 6]
+        opening = state.phase in (Phase.OPENING, Phase.GAME_OVER)
+        seen = f" (read as {read[0]}-{read[1]})" if len(read) == 2 else ""
+        if opening:
+            bottom, top = names[bottom_player], names[1 - bottom_player]
+            tap = f"tap {bottom}'s die, then {top}'s"
+        else:
+            tap = "tap the two faces they show"
+        done = ", or Done if that is right" if len(read) == 2 and not opening else ""
+        return {
+            "question": f"The dice are hard to read{seen}: {tap}{done}.",
+            "status": "please check the dice" + ("" if opening else f" ({who[:-2]}'s roll)" if who else ""),
+        }
+    points = check.get("points") or []
+    where = f" point{'s' if len(points) > 1 else ''} {', '.join(map(str, points))}" if points else " the board"
+    best = check.get("best")
+    guess = f", or Done for the best guess ({best})" if best else ""
+    return {
+        "question": f"Please check{where}: which board is it? Tap it{guess}.",
+        "status": f"{who}please check the move",
+    }
 
 
 def sse(data: dict[str, Any] | str, *, kind: str | None = None, ident: int | None = None) -> str:
@@ -224,6 +293,8 @@ class WebHub:
         self._state_text = ""
         self._last_move: dict[str, Any] | None = None
         self._check: dict[str, Any] | None = None
+        #: The last illegal (or not gnubg's) move's event fields, while its judgement stands.
+        self._wrong: dict[str, Any] | None = None
         self._feedback: dict[str, Any] | None = None
         #: Called in the table's thread after each event has been handed to the pages (benchmarks).
         self.on_published: Callable[[int], None] | None = None
@@ -277,15 +348,21 @@ class WebHub:
                 play = Play.parse(text) if text.strip() not in ("", "no move") else Play()
             except BackgammonError:
                 play = Play()
+            recorded = event.fields.get("recorded")
             self._last_move = {
                 "player": player,
                 "play": text or "no move",
+                # The play as recorded (hits marked), when the event's is as typed.
+                "recorded": recorded if isinstance(recorded, str) else text or "no move",
                 "arrows": arrows(play, seat_of(player - 1, self.bottom_player)),
             }
         elif event.kind == "undo":
             self._last_move = None
-        if event.kind == "please-check":
-            self._check = {"text": event.text, **event.fields}
+        if event.kind in ("please-check", "re-roll"):
+            kind = "reroll" if event.kind == "re-roll" else "dice" if "dice" in event.fields else "board"
+            self._check = {"text": event.text, **event.fields, "kind": kind}
+        if event.kind in ("illegal", "not-gnubgs-move"):
+            self._wrong = {"kind": event.kind, **event.fields}
         if event.kind == "feedback":
             self._feedback = {"text": event.text, **event.fields}
         elif event.kind in ("roll", "opening-roll"):
@@ -301,18 +378,20 @@ class WebHub:
         judgement = controller.judgement
         out["illegal"] = None
         if judgement is not None and judgement.verdict == "illegal" and seat is not None:
-            out["illegal"] = {
-                "marks": [absolute_point(p, seat) for p in judgement.marks],
-                "reasons": list(judgement.reasons),
-                "seat": seat,
-            }
+            out["illegal"] = self._illegal(state, judgement.marks, judgement.reasons, seat)
+        else:
+            self._wrong = None
         if controller.please_check:
-            check = self._check or {"text": "please check the board"}
-            out["check"] = {
+            check = dict(self._check or {"text": "please check the board"})
+            if controller.doubt is not None:
+                check["kind"] = "board"
+            check.setdefault("kind", "board")
+            check = {
                 **check,
                 "points": list(controller.check_points()),
                 "candidates": candidates(controller, seat),
             }
+            out["check"] = {**check, **check_words(check, state, self.names, self.bottom_player)}
         else:
             self._check = None
             out["check"] = None
@@ -340,6 +419,39 @@ class WebHub:
         out["seq"] = self._seq
         if event is not None:
             out["t"] = event.t
+        return out
+
+    def _illegal(self, state: MatchState, marks: Sequence[int], reasons: Sequence[str], seat: int) -> dict[str, Any]:
+        """An illegal move (or, against gnubg, a legal one that is not gnubg's) as the page
+        shows it: ``marks``, ``reasons``, ``seat``, ``kind`` (``illegal`` or ``not-gnubgs``),
+        ``arrows`` (the move as made, when known), ``expected`` (the move wanted, when known)
+        and ``who`` (gnubg's player's name, for a move not gnubg's)."""
+        wrong = self._wrong or {}
+        out: dict[str, Any] = {
+            "marks": [absolute_point(p, seat) for p in marks],
+            "reasons": list(reasons),
+            "seat": seat,
+            "kind": "illegal",
+            "arrows": [],
+            "expected": None,
+        }
+        controller = self._controller
+        if wrong.get("kind") == "not-gnubgs-move":
+            gnubg = None if controller is None else controller.gnubg
+            out["kind"] = "not-gnubgs"
+            out["who"] = "gnubg" if gnubg is None else self.names[gnubg]
+            out["expected"] = wrong.get("gnubg") or "no move"
+            with contextlib.suppress(BackgammonError):
+                out["arrows"] = arrows(Play.parse(str(wrong.get("play", ""))), seat)
+            return out
+        nearest = wrong.get("nearest") or []
+        if nearest:
+            out["expected"] = nearest[0] or "no move"
+        read = wrong.get("read")
+        if isinstance(read, dict) and state.phase is Phase.MOVE:
+            mover, opponent = read.get("mover"), read.get("opponent")
+            if isinstance(mover, list) and isinstance(opponent, list) and len(mover) == len(opponent) == 25:
+                out["arrows"] = made_arrows(state.position, mover, opponent, seat)
         return out
 
     def _publish_state(self, snapshot: dict[str, Any]) -> None:

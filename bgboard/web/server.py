@@ -49,7 +49,7 @@ from starlette.responses import FileResponse, JSONResponse, PlainTextResponse, R
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from bgboard.analyse import errors_by_action
+from bgboard.analyse import decisions_by_action, errors_by_action
 from bgboard.config import MatchConfig
 from bgboard.errors import BindError
 from bgboard.events import Event, StoreSink
@@ -206,12 +206,18 @@ def _play_arrows(state: MatchState, text: str, seat: int) -> list[dict[str, Any]
 
 
 def _step(
-    row: StoredAction, names: tuple[str, str], bottom: int, error: dict[str, Any] | None
+    row: StoredAction,
+    names: tuple[str, str],
+    bottom: int,
+    error: dict[str, Any] | None,
+    decision: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """One step of the replay: the action in words, the board after it (the move drawn as
     arrows, as the live page draws the last move) and the board before it (the decision: the
     dice, and for an error the play made and gnubg's best as arrows), seen from the table's
-    bottom seat. ``None`` when a stored ID does not read."""
+    bottom seat, with gnubg's figures for the decision (its alternatives and cube equities,
+    :func:`bgboard.analyse.decisions_by_action`) when an analysis has them. ``None`` when a
+    stored ID does not read."""
     try:
         before = MatchState.from_gnubg_id(row.gnubgid_before, game_number=row.game)
         after = MatchState.from_gnubg_id(row.gnubgid_after, game_number=row.game)
@@ -246,6 +252,7 @@ def _step(
         "state": state,
         "before": earlier,
         "error": error,
+        "decision": decision,
     }
 
 
@@ -301,11 +308,16 @@ def _match_routes(store_path: Path) -> list[Route]:
         bottom = bottom_player_of(summary.tags)
         # gnubg's analysis, when one is kept and up to date, with each error on its move.
         errors = errors_by_action(actions, analysis) if analysis is not None else {}
+        # gnubg's figures for every decision it analysed, each on its step (not repeated in
+        # the analysis sent along: they are the bulk of it).
+        decisions = decisions_by_action(actions, analysis) if analysis is not None else {}
+        if analysis is not None:
+            analysis = {key: value for key, value in analysis.items() if key != "decisions"}
         steps = []
         for row in actions:
             if row.action is None:
                 continue
-            step = _step(row, names, bottom, errors.get(row.id))
+            step = _step(row, names, bottom, errors.get(row.id), decisions.get(row.id))
             if step is None:
                 continue  # an ID gnubg's own format cannot hold (none in practice): the step is left out
             step["frame"] = f"/api/matches/{number}/frames/{row.id}" if row.id in framed else None

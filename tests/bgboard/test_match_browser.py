@@ -40,6 +40,79 @@ ERROR = {
 }
 
 
+def _chances(win: float, gammon: float) -> dict[str, float]:
+    return {
+        "win": win,
+        "win_gammon": gammon,
+        "win_backgammon": 0.01,
+        "lose": round(1 - win, 3),
+        "lose_gammon": 0.12,
+        "lose_backgammon": 0.005,
+    }
+
+
+def _alternative(
+    rank: int, play: str, equity: float, difference: float, win: float, gammon: float, *, made: bool = False
+) -> dict[str, Any]:
+    return {
+        "rank": rank,
+        "play": play,
+        "equity": equity,
+        "difference": difference,
+        "chances": _chances(win, gammon),
+        "made": made,
+    }
+
+
+#: gnubg's top plays at Ann's 31 (the error: she played its 4th) and Bob's cube decision
+#: before his 64, as ``bgboard analyse --json`` keeps them under ``decisions``.
+DECISIONS = [
+    {
+        "game": 1,
+        "move": 1,
+        "player": 0,
+        "kind": "move",
+        "dice": [3, 1],
+        "play": "24/23 24/21",
+        "equity_lost": 0.123,
+        "label": "bad",
+        "alternatives": [
+            _alternative(1, "8/5 6/5", 0.162, 0.0, 0.551, 0.174),
+            _alternative(2, "24/21 6/5", 0.017, -0.145, 0.508, 0.139),
+            _alternative(3, "13/10 6/5", 0.01, -0.152, 0.503, 0.141),
+            _alternative(4, "24/23 24/21", 0.039, -0.123, 0.512, 0.13, made=True),
+            _alternative(5, "24/23 13/10", -0.002, -0.164, 0.5, 0.131),
+        ],
+        "cube": None,
+    },
+    {
+        "game": 1,
+        "move": 1,
+        "player": 1,
+        "kind": "move",
+        "dice": [6, 4],
+        "play": "24/18 13/9",
+        "equity_lost": 0.0,
+        "label": "",
+        "alternatives": [
+            _alternative(1, "24/18 13/9", -0.01, 0.0, 0.49, 0.13, made=True),
+        ],
+        "cube": {
+            "no_double": -0.078,
+            "double_take": -0.355,
+            "double_pass": 1.0,
+            "cube": 1,
+            "action": "No double, take",
+            "played": "no double",
+            "best": "no double",
+            "equity_lost": 0.0,
+            "label": "",
+            "chances": _chances(0.47, 0.128),
+        },
+    },
+]
+
+
 def _record(store: MatchStore, bottom: int) -> int:
     """A match started as the table starts one, with player ``bottom`` (1 or 2) at the bottom,
     a few moves into its first game, and an analysis with one error kept."""
@@ -64,6 +137,7 @@ def _record(store: MatchStore, bottom: int) -> int:
             },
             {"name": "Bob", "error_rate": 0.0, "rating": "Supernatural", "luck": -156.6, "errors": []},
         ],
+        "decisions": DECISIONS,
     }
     store.save_analysis(match, analysis, ply=0)
     return match
@@ -241,4 +315,61 @@ def test_luck_and_errors_per_game_are_shown_as_gnubg_gives_them(
     assert page.locator("#per-game tbody tr").all_inner_texts() == ["1\t1 (-0.123)\tnone"]
     facts = page.locator("#facts").inner_text()
     assert "Ann" in facts and "pips 167" in facts and "score 0" in facts
+    page.close()
+
+
+def test_a_decision_shows_gnubgs_alternatives_with_the_play_made_highlighted(
+    served: tuple[str, Path, dict[int, int]], browser: Any
+) -> None:
+    url, _, ids = served
+    page = _open(browser, url, ids[1])
+    page.locator("#steps li.error").click()
+    page.wait_for_selector("#decision:not([hidden]) #alternatives tbody tr")
+    rows = page.locator("#alternatives tbody tr")
+    assert rows.count() == 5
+    assert rows.first.locator("td").all_inner_texts() == ["1", "8/5 6/5", "+0.162", "", "55.1", "17.4"]
+    heads = page.locator("#alternatives thead th").all_inner_texts()
+    assert heads == ["#", "play", "equity", "diff", "win %", "gammon %"]
+    made = page.locator("#alternatives tbody tr.made")
+    assert made.count() == 1
+    assert made.locator("td").all_inner_texts() == ["4", "24/23 24/21", "+0.039", "-0.123", "51.2", "13.0"]
+    # Highlighted: the made row's cells are drawn unlike the others.
+    colours = rows.evaluate_all("rs => rs.map(r => getComputedStyle(r.cells[0]).backgroundColor)")
+    assert colours[3] != colours[0]
+    # A cube decision: gnubg's three cubeful equities and its proper action.
+    page.locator("#steps li").nth(3).click()  # Bob's 24/18 13/9, after his roll
+    page.wait_for_selector("#cube-figures")
+    assert "gnubg: No double, take" in page.locator("#cube-figures caption").inner_text()
+    figures = page.locator("#cube-figures tbody tr[data-action]").evaluate_all(
+        "rs => rs.map(r => [...r.cells].map(c => c.innerText))"
+    )
+    assert figures == [
+        ["No double", "-0.078", ""],
+        ["Double, take", "-0.355", "-0.277"],
+        ["Double, pass", "+1.000", "+1.078"],
+    ]
+    assert page.locator("#alternatives tbody tr").count() == 1
+    # A step gnubg did not analyse (a roll) shows no figures.
+    page.locator("#steps li").nth(2).click()
+    page.wait_for_function("() => document.querySelector('#board svg').dataset.step === '2'")
+    assert page.locator("#decision").is_hidden()
+    page.close()
+
+
+def test_the_alternatives_fit_a_phone(served: tuple[str, Path, dict[int, int]], browser: Any) -> None:
+    url, _, ids = served
+    page = _open(browser, url, ids[1], width=390, height=844)
+    page.locator("#steps li.error").click()
+    page.wait_for_selector("#decision:not([hidden]) #alternatives tbody tr.made")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
+    spilled = page.evaluate(
+        """() => [...document.querySelectorAll('#decision, #decision *')]
+             .filter(e => e.getBoundingClientRect().right > 390
+                          || (e.tagName === 'TABLE' && e.scrollWidth > e.clientWidth + 1))
+             .map(e => e.id || e.tagName)"""
+    )
+    assert spilled == []
+    page.locator("#steps li").nth(3).click()
+    page.wait_for_selector("#cube-figures")
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= 390
     page.close()

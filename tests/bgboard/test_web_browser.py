@@ -389,8 +389,8 @@ def test_please_check_offers_the_candidate_boards_and_a_tap_records_one(browser:
         labels = page.locator(".candidate span").all_inner_texts()
         assert "24/20" in labels and "24/23 24/21" in labels
         assert page.locator(".candidate svg").count() == len(labels)
-        assert page.locator(".bg-mark--check").count() == 4  # the four doubtful points
-        assert "please check" in page.locator("#banner").inner_text()
+        assert page.locator("#board .bg-mark--check").count() == 4  # the four doubtful points
+        assert "Please check" in page.locator("#check").inner_text()
         page.locator(".candidate", has_text="24/20").click()
         page.wait_for_selector(".answer--ok")
         assert table.controller.state.position == state.apply(Move("24/20")).position
@@ -564,11 +564,12 @@ def test_on_a_phone_the_question_is_right_under_the_board_and_nothing_is_wider_t
             table.tell(table.controller.on_tick(2.0))
         page.wait_for_selector("#check:not([hidden]) .candidate")
         assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
-        board, banner, check = _box(page, "#board svg"), _box(page, "#banner"), _box(page, "#check")
+        board, check = _box(page, "#board svg"), _box(page, "#check")
         controls = _box(page, ".controls")
-        # The question (the banner, then the please-check) follows the board, before anything else.
-        assert 0 <= banner["top"] - board["bottom"] <= 60, (board, banner)
-        assert banner["bottom"] <= check["top"] <= controls["top"]
+        # The question (the please-check panel: the question, the boards, Done) follows the
+        # board, before anything else.
+        assert 0 <= check["top"] - board["bottom"] <= 60, (board, check)
+        assert check["bottom"] <= controls["top"]
         assert board["right"] <= 390 and board["left"] >= 0
         # The point numbers are readable: at least 10 CSS pixels.
         sizes = page.eval_on_selector_all(
@@ -681,8 +682,8 @@ def test_the_cube_and_resignation_buttons_give_the_console_commands(browser: Any
         page.locator("button[data-command='reject']").click()
         page.wait_for_selector("button[data-command='reject'][disabled]")
         assert table.controller.state.phase is Phase.ROLL
-        # The numbered move list: Ann's opening move.
-        assert page.locator("#moves li").first.inner_text().replace("\n", " ").startswith("1. Ann 24/21 24/23")
+        # The numbered move list: Ann's opening move, as recorded (not as typed).
+        assert page.locator("#moves li").first.inner_text().replace("\n", " ").startswith("1. Ann 24/23 24/21")
         page.close()
     finally:
         table.close()

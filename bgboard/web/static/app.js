@@ -69,11 +69,13 @@
     playerLine($("player-top"), flip ? seated : other, state);
     playerLine($("player-bottom"), flip ? other : seated, state);
     let status = state.phase === "match over" ? "" : state.status;
-    if (state.check && /dice/.test(state.check.text || "")) status = "please check the dice";
+    // A please-check stops the match: the status says what is asked, not what was awaited.
+    if (state.check && state.check.status) status = state.check.status;
     if (state.crawford) status += " · Crawford game";
     status += (status ? " · " : "") + scoreWords(state);
     $("status").textContent = status;
     const svg = BG.draw(state, { flip });
+    alertIllegal(state);
     svg.dataset.seq = String(state.seq);
     $("board").replaceChildren(svg);
     $("gnubgid").textContent = state.gnubgid;
@@ -83,37 +85,28 @@
     $("calibrate-banner").hidden = !(state.calibrate && state.calibrated === false);
 
     const banner = $("banner");
-    if (state.illegal) {
+    const wrong = state.illegal;
+    if (wrong && wrong.kind === "not-gnubgs") {
+      // A legal move, only not the one gnubg chose: not called illegal.
+      banner.hidden = false;
+      banner.className = "banner banner--illegal banner--not-gnubgs";
+      banner.textContent = `Not ${wrong.who || "gnubg"}'s move: it plays ${wrong.expected}. Set its checkers as the lights show.`;
+    } else if (wrong) {
       banner.hidden = false;
       banner.className = "banner banner--illegal";
-      banner.textContent = "Illegal move: " + state.illegal.reasons.join("; ");
+      banner.textContent = "Illegal move: " + wrong.reasons.join("; ") + (wrong.expected ? `. Nearest legal move: ${wrong.expected}` : "");
     } else if (state.check) {
-      banner.hidden = false;
-      banner.className = "banner banner--check";
-      banner.textContent = state.check.text;
+      // The please-check panel is the question: no banner besides it.
+      banner.hidden = true;
     } else if (state.last_move) {
       banner.hidden = false;
       banner.className = "banner banner--move";
-      banner.textContent = `Last move: ${state.players[state.last_move.player - 1]} ${state.last_move.play}`;
+      banner.textContent = `Last move: ${state.players[state.last_move.player - 1]} ${state.last_move.recorded || state.last_move.play}`;
     } else {
       banner.hidden = true;
     }
 
-    const check = $("check");
-    const cands = (state.check && state.check.candidates) || [];
-    check.hidden = !state.check;
-    $("check-text").textContent = state.check ? "Tap the board as it is, or press Done for the best guess." : "";
-    $("candidates").replaceChildren(...cands.map((c) => {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "candidate";
-      button.append(BG.draw({ ...state, board: c.board, last_move: null, hint: null, illegal: null, check: null }, { small: true, arrows: false, flip }));
-      const label = document.createElement("span");
-      label.textContent = c.play;
-      button.append(label);
-      button.addEventListener("click", () => send("/api/correct", { play: c.play }));
-      return button;
-    }));
+    renderCheck(state, flip);
 
     const toggle = $("teach-toggle");
     toggle.textContent = `Teach: ${state.teach ? "on" : "off"}`;
@@ -138,6 +131,77 @@
     if (window.bgUpdated) window.bgUpdated(state.seq);
   }
 
+  // The please-check panel: the question, then what to tap (the dice's faces, or the candidate
+  // boards numbered as the big one, their differing points marked), and Done, all in it.
+  function renderCheck(state, flip) {
+    const check = $("check");
+    const asked = state.check;
+    const kind = asked ? asked.kind || "board" : null;
+    check.hidden = !asked;
+    check.dataset.kind = kind || "";
+    $("check-title").textContent = kind === "dice" ? "Please check the dice" : kind === "reroll" ? "Roll again" : "Please check the move";
+    $("check-text").textContent = asked ? asked.question || asked.text : "";
+    // The dice's faces: in the panel while the dice are asked, else with the referee's controls.
+    const entry = $("dice-entry");
+    const home = kind === "dice" ? $("check-dice") : $("dice-home");
+    if (entry.parentElement !== home) home.append(entry);
+    $("dice-label").textContent = kind === "dice" ? "Tap the two faces, in any order:" : "Dice: tap two faces";
+    if (kind === "dice" && ["opening roll", "game over"].includes(state.phase)) {
+      $("dice-label").textContent = "Tap the bottom player's die first:";
+    }
+    const cands = (asked && asked.candidates) || [];
+    $("candidates").replaceChildren(...cands.map((c) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "candidate";
+      button.dataset.play = c.play;
+      const drawn = { ...state, board: c.board, dice: [], last_move: null, hint: null, illegal: null, check: { points: c.differs || [] } };
+      button.append(BG.draw(drawn, { small: true, numbers: true, arrows: false, flip }));
+      const label = document.createElement("span");
+      label.textContent = c.play;
+      button.append(label);
+      button.addEventListener("click", () => send("/api/correct", { play: c.play }));
+      return button;
+    }));
+    // Done: the best guess of a board; the dice as read (not at the opening, where whose die is
+    // whose is not known); nothing to accept for a re-roll.
+    const done = $("check-done");
+    const read = ((asked && asked.dice) || []).filter((v) => v >= 1 && v <= 6);
+    const opening = ["opening roll", "game over"].includes(state.phase);
+    done.hidden = kind === "reroll";
+    done.disabled = kind === "dice" ? read.length !== 2 || opening : kind === "board" ? !asked.best : false;
+    done.dataset.dice = kind === "dice" && read.length === 2 ? read.join("") : "";
+    $("check-note").textContent = kind === "board" && asked.best ? `best guess: ${asked.best}` : kind === "dice" && read.length === 2 && !opening ? `read as ${read.join("-")}` : "";
+  }
+
+  // Sound and vibration when an illegal move is shown, if this device asked for them.
+  const ALERT_KEY = "bgboard-alert";
+  let alerted = "";
+  let audio = null;
+  window.bgAlerts = 0;
+  function alertIllegal(state) {
+    const key = state.illegal ? JSON.stringify([state.gnubgid, state.illegal.marks, state.illegal.reasons]) : "";
+    if (key === alerted) return;
+    alerted = key;
+    if (!key || localStorage.getItem(ALERT_KEY) !== "on") return;
+    window.bgAlerts += 1;
+    if (navigator.vibrate) navigator.vibrate([200, 100, 200]);
+    try {
+      audio = audio || new (window.AudioContext || window.webkitAudioContext)();
+      const osc = audio.createOscillator();
+      const gain = audio.createGain();
+      osc.type = "square";
+      osc.frequency.value = 880;
+      gain.gain.setValueAtTime(0.15, audio.currentTime);
+      gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + 0.35);
+      osc.connect(gain).connect(audio.destination);
+      osc.start();
+      osc.stop(audio.currentTime + 0.35);
+    } catch (err) {
+      // No sound on this device: the vibration and the red banner say it.
+    }
+  }
+
   // The camera's last still frame with the reading drawn, fetched only while the panel is open.
   function refreshCamera() {
     if (!$("camera-panel").open || !current) return;
@@ -146,6 +210,9 @@
     img.onerror = () => { img.hidden = true; $("camera-note").textContent = "no still frame from the camera yet"; };
     img.src = `/api/camera.jpg?seq=${current.seq}`;
   }
+
+  // An event's words, a move's play as recorded (hits marked), not as it was typed.
+  const said = (e) => (e.recorded && e.play ? e.text.replace(e.play, e.recorded) : e.text);
 
   function logLine(data, seq) {
     const li = document.createElement("li");
@@ -157,7 +224,7 @@
     time.textContent = data.t == null ? "" : `${data.t.toFixed(1)}s`;
     const text = document.createElement("span");
     // The demo's players' lines are set apart with a "*", as on the console.
-    text.textContent = (data.event === "players" ? "* " : "") + data.text;
+    text.textContent = (data.event === "players" ? "* " : "") + said(data);
     li.append(time, text);
     const log = $("log");
     log.prepend(li);
@@ -183,7 +250,7 @@
       if (a.event === "move") {
         moves += 1;
         const who = names[a.player - 1] || `player ${a.player}`;
-        items.push({ text: `${who} ${dice ? dice.join("-") + ": " : ""}${a.play || "no move"}`, kind: "move", n: moves });
+        items.push({ text: `${who} ${dice ? dice.join("-") + ": " : ""}${a.recorded || a.play || "no move"}`, kind: "move", n: moves });
         dice = null;
       } else if (!["roll", "opening-roll"].includes(a.event)) {
         items.push({ text: a.text, kind: "cube" });
@@ -243,9 +310,9 @@
         answer.textContent = data.error || `refused (${response.status})`;
         return;
       }
-      const said = (data.events || []).map((e) => e.text).join("; ");
+      const told = (data.events || []).map(said).join("; ");
       answer.className = "answer " + (data.accepted ? "answer--ok" : "answer--refused");
-      answer.textContent = said || (data.queued ? "queued" : "done");
+      answer.textContent = told || (data.queued ? "queued" : "done");
     } catch (err) {
       answer.className = "answer answer--refused";
       answer.textContent = `not sent: ${err}`;
@@ -322,6 +389,20 @@
     });
     $("faces").append(face);
   }
+  $("check-done").addEventListener("click", () => {
+    const dice = $("check-done").dataset.dice;
+    if (dice) send("/api/command", { command: `dice ${dice}` });
+    else send("/api/command", { command: "done" });
+  });
+  const alertToggle = $("alert-toggle");
+  alertToggle.checked = localStorage.getItem(ALERT_KEY) === "on";
+  alertToggle.addEventListener("change", () => {
+    localStorage.setItem(ALERT_KEY, alertToggle.checked ? "on" : "off");
+    // Sound may only start from a tap: the audio is made ready now.
+    if (alertToggle.checked && !audio) {
+      try { audio = new (window.AudioContext || window.webkitAudioContext)(); } catch (err) { audio = null; }
+    }
+  });
   $("camera-panel").addEventListener("toggle", refreshCamera);
   connect();
   window.bgState = () => current;

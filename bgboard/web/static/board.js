@@ -36,8 +36,10 @@ const BG = (() => {
   }
 
   // The state's board, dice, cube, arrows and marks drawn into a fresh <svg>.
-  // opts.small: a thumbnail (no numbers, no dice); opts.arrows: draw the last move and the hint;
+  // opts.small: a thumbnail (no numbers, no dice); opts.numbers: the point numbers all the same
+  // (a small board to compare with the big one); opts.arrows: draw the last move and the hint;
   // opts.flip: seen from seat 2 (his home board bottom right, numbered from his side).
+  // An illegal move shown (state.illegal) hides the last move's arrows: its own are drawn red.
   function draw(state, opts) {
     opts = opts || {};
     const flip = Boolean(opts.flip);
@@ -81,7 +83,7 @@ const BG = (() => {
     }
 
     const svg = el("svg", {
-      xmlns: NS, viewBox: `0 0 ${W} ${H}`, class: "bg-board" + (opts.small ? " bg-board--small" : "") + (flip ? " bg-board--flipped" : ""),
+      xmlns: NS, viewBox: `0 0 ${W} ${H}`, class: "bg-board" + (opts.small ? " bg-board--small" : "") + (opts.numbers ? " bg-board--numbered" : "") + (flip ? " bg-board--flipped" : ""),
       role: "img", "data-gnubgid": state.gnubgid, "data-flipped": flip ? "yes" : "no",
     });
     el("title", {}, svg, `${state.status} (${state.gnubgid})`);
@@ -120,9 +122,9 @@ const BG = (() => {
           width: PW - 4, height: H / 2 - FY - 8, rx: 6, "data-point": point,
         }, svg);
       }
-      if (!opts.small) {
+      if (!opts.small || opts.numbers) {
         el("text", {
-          class: "bg-number", x, y: atBottom ? H - 9 : FY - 9, "text-anchor": "middle", "data-point": point,
+          class: "bg-number" + (mark ? ` bg-number--${mark}` : ""), x, y: atBottom ? H - 9 : FY - 9, "text-anchor": "middle", "data-point": point,
         }, svg, shown);
       }
     }
@@ -219,7 +221,7 @@ const BG = (() => {
           }, g);
         }
       };
-      if (state.last_move && state.last_move.arrows) drawArrows(state.last_move.arrows, "last");
+      if (state.last_move && state.last_move.arrows && !state.illegal) drawArrows(state.last_move.arrows, "last");
       if (state.hint && state.hint.arrows) drawArrows(state.hint.arrows, "hint");
       if (state.illegal && state.illegal.arrows) drawArrows(state.illegal.arrows, "illegal");
     }

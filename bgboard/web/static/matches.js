@@ -45,26 +45,110 @@
     $("facts").replaceChildren(...rows, length);
   }
 
-  // What gnubg said of the decision at this step: the play made, its best, the equity lost.
+  // What gnubg said of the decision at this step: for a marked error the play made, its best
+  // and the equity lost; for any analysed decision gnubg's top plays (the play made
+  // highlighted) and the cube figures.
   function decision(step) {
     const e = step.error;
-    $("decision").hidden = !e;
-    if (!e) return;
-    const made = document.createElement("span");
-    made.className = "made";
-    const best = document.createElement("span");
-    best.className = "best";
-    if (e.dice && e.dice.length) {
-      made.textContent = `played ${e.play || "no move"}`;
-      best.textContent = `gnubg's best ${e.best}`;
-    } else {
-      made.textContent = e.play;
-      best.textContent = `right was ${e.best}`;
+    const d = step.decision;
+    const alternatives = d && d.alternatives && d.alternatives.length ? d.alternatives : null;
+    const cube = d && d.cube ? d.cube : null;
+    $("decision").hidden = !e && !alternatives && !cube;
+    const parts = [];
+    const who = step.state.players[step.player - 1];
+    if (e) {
+      const made = document.createElement("span");
+      made.className = "made";
+      const best = document.createElement("span");
+      best.className = "best";
+      if (e.dice && e.dice.length) {
+        made.textContent = `played ${e.play || "no move"}`;
+        best.textContent = `gnubg's best ${e.best}`;
+      } else {
+        made.textContent = e.play;
+        best.textContent = `right was ${e.best}`;
+      }
+      const lost = document.createElement("span");
+      lost.textContent = ` (${signed(-e.equity_lost, 3)} EMG, ${e.label})`;
+      const roll = e.dice && e.dice.length ? `${e.dice.join("")}: ` : "";
+      const p = document.createElement("p");
+      p.className = "decision-error";
+      p.append(`${who}, game ${e.game} move ${e.move}, ${roll}`, made, " · ", best, lost);
+      parts.push(p);
     }
-    const lost = document.createElement("span");
-    lost.textContent = ` (${signed(-e.equity_lost, 3)} EMG, ${e.label})`;
-    const roll = e.dice && e.dice.length ? `${e.dice.join("")}: ` : "";
-    $("decision").replaceChildren(`${step.state.players[step.player - 1]}, game ${e.game} move ${e.move}, ${roll}`, made, " · ", best, lost);
+    // The checker play first; then the cube decision (for a move, the one before the roll).
+    if (alternatives) parts.push(playsTable(d, who));
+    if (cube) parts.push(cubeTable(cube, who));
+    $("decision").replaceChildren(...parts);
+  }
+
+  const percent = (x) => (x == null ? "" : (100 * x).toFixed(1));
+
+  // gnubg's top plays at a checker-play decision: rank, play, equity, difference to the best,
+  // win and gammon chances; the play made highlighted.
+  function playsTable(d, who) {
+    const table = document.createElement("table");
+    table.id = "alternatives";
+    table.className = "alternatives";
+    const caption = document.createElement("caption");
+    caption.textContent = `${who}'s ${d.dice.join("")}: gnubg's top plays` + (d.label ? ` (played: ${d.label})` : "");
+    const head = document.createElement("tr");
+    for (const h of ["#", "play", "equity", "diff", "win %", "gammon %"]) cell(head, h, "th");
+    head.cells[1].className = "play";
+    const thead = document.createElement("thead");
+    thead.append(head);
+    const tbody = document.createElement("tbody");
+    for (const a of d.alternatives) {
+      const tr = document.createElement("tr");
+      if (a.made) {
+        tr.className = "made";
+        tr.title = "the play made";
+      }
+      tr.dataset.rank = String(a.rank);
+      cell(tr, String(a.rank));
+      cell(tr, a.play || "no move").className = "play";
+      cell(tr, signed(a.equity, 3));
+      cell(tr, a.difference ? signed(a.difference, 3) : "");
+      cell(tr, percent(a.chances && a.chances.win));
+      cell(tr, percent(a.chances && a.chances.win_gammon));
+      tbody.append(tr);
+    }
+    table.append(caption, thead, tbody);
+    return table;
+  }
+
+  // gnubg's cubeful equities at a cube decision (the doubler's, a pass worth +1), the right
+  // action in gnubg's words, and the decision made with what it lost.
+  function cubeTable(c, who) {
+    const table = document.createElement("table");
+    table.id = "cube-figures";
+    table.className = "alternatives cube";
+    const caption = document.createElement("caption");
+    const lost = c.equity_lost ? ` (${signed(-c.equity_lost, 3)}${c.label ? `, ${c.label}` : ""})` : "";
+    caption.textContent = `${who}: ${c.played}${lost} · gnubg: ${c.action}`;
+    const rows = [["No double", c.no_double], ["Double, take", c.double_take], ["Double, pass", c.double_pass]];
+    const best = Math.max(c.no_double, Math.min(c.double_take, c.double_pass));
+    const head = document.createElement("tr");
+    for (const h of ["cube action", "equity", "diff"]) cell(head, h, "th");
+    const thead = document.createElement("thead");
+    thead.append(head);
+    const tbody = document.createElement("tbody");
+    for (const [words, equity] of rows) {
+      const tr = document.createElement("tr");
+      tr.dataset.action = words;
+      cell(tr, words);
+      cell(tr, signed(equity, 3));
+      cell(tr, equity === best ? "" : signed(equity - best, 3));
+      tbody.append(tr);
+    }
+    const foot = document.createElement("tr");
+    const chances = c.chances ? `win ${percent(c.chances.win)}%, gammon ${percent(c.chances.win_gammon)}%` : "";
+    const note = cell(foot, `the doubler's equities (EMG, cube ${c.cube})${chances ? ` · ${chances}` : ""}`);
+    note.colSpan = 3;
+    note.className = "muted";
+    tbody.append(foot);
+    table.append(caption, thead, tbody);
+    return table;
   }
 
   function show(index, opts) {
@@ -106,8 +190,9 @@
         li.dataset.error = s.error.ref;
         li.append(` · ${s.error.label}, -${s.error.equity_lost.toFixed(3)} (best ${s.error.best})`);
       }
-      // A move marked as an error opens on the decision; any other on the position after it.
-      li.addEventListener("click", () => show(i, { before: !!s.error }));
+      // A move gnubg analysed (or marked as an error) opens on the decision; any other on the
+      // position after it.
+      li.addEventListener("click", () => show(i, { before: !!(s.error || s.decision) }));
       return li;
     }));
     analysis(data.analysis, m.players);
