@@ -311,6 +311,11 @@ class Referee:
             except StoreError as exc:
                 raise SetupError(f"{self._name('store.path')}: {exc}") from None
         session.start_gnubg()
+        try:
+            # Before the match is begun: a page that cannot listen leaves no empty match behind.
+            session.check()
+        except BindError as exc:
+            raise SetupError(f"--web: {exc}") from None
         if against is not None:
             self.config = self._with_gnubg_named(self.config, against[1])
         self.match_id, state_words = self._match()

@@ -46,6 +46,13 @@ if TYPE_CHECKING:
 class Attachment(Protocol):
     """Something a session attaches to its table: the live page, the hall's publisher."""
 
+    def check(self) -> None:
+        """Refuse now what would keep it from attaching (an address it cannot listen on), before
+        the table's owner starts a match that would then be left empty.
+
+        :raises BgboardError: it cannot attach, in words.
+        """
+
     def attach(self, session: TableSession) -> None:
         """Attach to ``session.table``; put what closes it on ``session.stack``, and what
         starts it once the table's owner begins on ``session.on_start``."""
@@ -217,6 +224,14 @@ class TableSession:
         """The table, once attached."""
         assert self._table is not None, "attach() first"
         return self._table
+
+    def check(self) -> None:
+        """Check every attachment can attach (:meth:`Attachment.check`), before a match is begun.
+
+        :raises BgboardError: one cannot.
+        """
+        for attachment in self.options.attachments:
+            attachment.check()
 
     def attach(self, table: Table, store: MatchStore, match_id: int) -> None:
         """Attach the options' attachments to ``table``, which records match ``match_id`` in ``store``.

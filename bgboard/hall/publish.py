@@ -419,6 +419,13 @@ class Publishing:
     table: str
     report: bool = False
 
+    def check(self) -> None:
+        """Refuse a bad table name now (a broker that is down is no reason not to start).
+
+        :raises PublishError: a bad table name.
+        """
+        check_table_name(self.table)
+
     def attach(self, session: TableSession) -> None:
         """Publish ``session``'s match as table :attr:`table`.
 

@@ -30,6 +30,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import os
 import secrets
 import socket
 import threading
@@ -684,7 +685,7 @@ class WebServer:
         try:
             self._socket = socket.create_server((bind.host, bind.port), family=family, reuse_port=False)
         except OSError as exc:
-            raise BindError(f"cannot listen on {bind}: {exc.strerror or exc}") from None
+            raise BindError(f"cannot listen on {bind}: {_why(exc)}") from None
         self.port: int = self._socket.getsockname()[1]
         config = uvicorn.Config(
             app,
@@ -829,6 +830,11 @@ class LiveWeb:
         self.server.stop()
 
 
+def _why(exc: OSError) -> str:
+    """The system's words for a failed bind, without Python's "(while attempting to bind...)"."""
+    return os.strerror(exc.errno) if exc.errno else str(exc)
+
+
 @dataclass(frozen=True, slots=True)
 class LivePage:
     """The live page, attached to a table's session (:class:`bgboard.session.TableSession`).
@@ -841,6 +847,18 @@ class LivePage:
     """
 
     bind: Bind
+
+    def check(self) -> None:
+        """Refuse an address this computer cannot listen on (in use, not its own) at once.
+
+        :raises BindError: it cannot, with the address and why.
+        """
+        family = socket.AF_INET6 if ":" in self.bind.host else socket.AF_INET
+        try:
+            probe = socket.create_server((self.bind.host, self.bind.port), family=family, reuse_port=False)
+        except OSError as exc:
+            raise BindError(f"cannot listen on {self.bind}: {_why(exc)}") from None
+        probe.close()
 
     def attach(self, session: TableSession) -> None:
         """Start the page on ``session``'s table; the session's stack stops it.

@@ -463,3 +463,20 @@ def test_a_second_referee_on_the_same_store_is_refused_and_records_nothing(confi
     stop = threading.Event()
     stop.set()
     again.run(stop)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "10.99.99.99"])
+def test_a_live_page_that_cannot_listen_stops_the_referee_before_any_match(config: Config, host: str) -> None:
+    """A port in use, or an address not this computer's: refused at once, and no empty "in
+    progress" match is left in the store for each try."""
+    import socket
+
+    from bgboard.web.server import Bind
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1] if host == "127.0.0.1" else 8080
+        for _ in range(2):
+            with pytest.raises(SetupError, match=rf"^--web: cannot listen on {host}:{port}: "):
+                make_referee(config, out=io.StringIO(), source_factory=idle(), web=Bind(host, port))
+    with MatchStore(config.store.resolved_path()) as store:
+        assert store.matches() == []
