@@ -67,7 +67,7 @@ from bgboard.store import (
 from bgboard.web.calibration_view import CalibrationRequestError, Calibrator, FrameGoneError
 from bgboard.web.hub import PAGE_COMMANDS, WebHub, arrows, state_json
 from bgboard.web.overlay import overlay_routes
-from engine.errors import BackgammonError
+from engine.errors import BackgammonError, quoted
 from engine.match import MatchState, Move
 from engine.movegen import legal_plays
 from engine.play import Play
@@ -422,6 +422,12 @@ def _not_a_number(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+#: The most a change's body may hold, in bytes (a correction is a few dozen).
+CHANGE_BODY: Final = 4096
+#: The longest command or correction a page may send, in characters.
+COMMAND_LENGTH: Final = 200
+
+
 async def _small_json(request: Request, limit: int) -> dict[str, Any]:
     """The request's body, at most ``limit`` bytes of one JSON object.
 
@@ -441,7 +447,7 @@ async def _small_json(request: Request, limit: int) -> dict[str, Any]:
         reason = str(exc) if "JSON allows" in str(exc) else "the body is not JSON"
         raise _BadRequestError(reason) from None
     if not isinstance(data, dict):
-        raise _BadRequestError('the body is a JSON object: {"corners": [[x, y], [x, y], [x, y], [x, y]]}')
+        raise _BadRequestError("the body is a JSON object")
     return data
 
 
@@ -501,24 +507,16 @@ def live_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
-    async def body(request: Request) -> dict[str, Any]:
-        try:
-            data = json.loads(await request.body() or b"{}")
-        except ValueError:
-            raise _BadRequestError("the body is not JSON") from None
-        if not isinstance(data, dict):
-            raise _BadRequestError("the body is a JSON object")
-        return data
-
     async def change_body(request: Request) -> dict[str, Any] | Response:
-        """The JSON body of a change, or the answer refusing it (no token: 401; no JSON: 400)."""
+        """The JSON body of a change, or the answer refusing it (no token: 401; longer than
+        :data:`CHANGE_BODY` bytes: 413, read no further; no JSON: 400)."""
         why = authorised(request)
         if why is not None:
             return _refused(request, why)
         try:
-            return await body(request)
+            return await _small_json(request, CHANGE_BODY)
         except _BadRequestError as exc:
-            return _error(400, str(exc))
+            return _error(exc.status, str(exc))
 
     async def change(request: Request, command: str) -> Response:
         future: Future[list[Event]] = inbox.submit(command)
@@ -540,6 +538,8 @@ def live_app(
         key, value = next(iter(given.items()))
         if "\n" in value:
             return _error(400, f"{key} is one line")
+        if len(value) > COMMAND_LENGTH:
+            return _error(400, f"{key} is at most {COMMAND_LENGTH} characters, not {len(value)}")
         return await change(request, f"dice {value}" if key == "dice" else f"correct {value}")
 
     async def command(request: Request) -> Response:
@@ -549,9 +549,13 @@ def live_app(
         text = data.get("command")
         if not isinstance(text, str) or not text.strip() or "\n" in text:
             return _error(400, 'give "command": one of ' + ", ".join(sorted(PAGE_COMMANDS)))
+        if len(text) > COMMAND_LENGTH:
+            return _error(400, f"a command is at most {COMMAND_LENGTH} characters, not {len(text)}")
         verb = text.split()[0].lower()
         if verb not in PAGE_COMMANDS:
-            return _error(400, f"{verb!r} is not a command the page may give: " + ", ".join(sorted(PAGE_COMMANDS)))
+            return _error(
+                400, f"{quoted(verb)} is not a command the page may give: " + ", ".join(sorted(PAGE_COMMANDS))
+            )
         return await change(request, text.strip())
 
     async def check(request: Request) -> Response:

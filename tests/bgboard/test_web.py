@@ -402,3 +402,22 @@ def test_the_pages_files_and_answers_are_gzipped_for_whoever_accepts_it(tmp_path
     with TestClient(history_app(tmp_path / "m.sqlite3")) as client:
         style = client.get("/static/style.css", headers=gzip)
     assert style.status_code == 200 and style.headers["content-encoding"] == "gzip"
+
+
+def test_a_huge_change_is_refused_unread_and_reaches_no_table(caplog: pytest.LogCaptureFixture) -> None:
+    """A 50 MB body is 413 at once, a command of thousands of characters 400: nothing is queued
+    for the table, nothing echoed back."""
+    controller = _controller()
+    hub, inbox = _hub(controller), Inbox()
+    ran: list[str] = []
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(live_app(hub, inbox, TOKEN)) as client:
+        huge = b'{"play": "' + b"13/10 " * 9_000_000 + b'"}'
+        answer = client.post("/api/correct", content=huge, headers={**auth, "Content-Type": "application/json"})
+        assert answer.status_code == 413 and len(answer.content) < 300
+        assert "at most 4096" in answer.json()["error"]
+        answer = client.post("/api/command", json={"command": "dice " + "5" * 3000}, headers=auth)
+        assert answer.status_code == 400 and "at most 200 characters, not 3005" in answer.json()["error"]
+        answer = client.post("/api/correct", json={"play": "13/10 " * 500}, headers=auth)
+        assert answer.status_code == 400 and len(answer.content) < 300
+    assert inbox.run_pending(lambda command: ran.append(command) or []) == [] and ran == []
