@@ -886,18 +886,27 @@ class Controller:
         text = f"{name} doubles: turn the cube to {value} and offer it to {other}, who takes or drops"
         return [*events, Event("gnubg-cube", text, {"action": "double", "cube": value, "player": number(self.gnubg)})]
 
-    def on_gnubg_take(self, gnubgid: str, take: bool, t: float) -> list[Event]:
-        """gnubg's answer to a double (ignored if stale), recorded at once."""
+    def on_gnubg_take(self, gnubgid: str, answer: bool | str, t: float) -> list[Event]:
+        """gnubg's answer to a double, ``take``, ``beaver`` or ``drop`` (``True`` is a take,
+        ``False`` a drop), recorded at once; ignored if stale. A beaver the session does not
+        allow is recorded as the take it includes."""
         if not self._gnubg_now(gnubgid, Phase.DOUBLED):
             return []
+        kind = {True: "take", False: "drop"}.get(answer, answer) if isinstance(answer, bool) else answer
+        if kind == "beaver" and Beaver not in self.state.legal_actions():
+            kind = "take"
         name, value = self._name(self.gnubg), self.state.cube.value * 2
-        if take:
+        if kind == "beaver":
+            events = self._record(Beaver(by=self.gnubg), "gnubg")
+            value *= 2
+            text = f"{name} beavers: it takes and redoubles to {value} at once; take or drop"
+        elif kind == "take":
             events = self._record(Take(by=self.gnubg), "gnubg")
             text = f"{name} takes: put the cube at {value} on its side"
         else:
             events = self._record(Drop(by=self.gnubg), "gnubg")
             text = f"{name} drops the cube at {value}"
-        fields = {"action": "take" if take else "drop", "cube": value, "player": number(self.gnubg)}
+        fields = {"action": kind, "cube": value, "player": number(self.gnubg)}
         return [*events, Event("gnubg-cube", text, fields)]
 
     def on_gnubg_resign(self, gnubgid: str, accept: bool, t: float) -> list[Event]:

@@ -482,7 +482,7 @@ class Table:
         controller = self.controller
         try:
             if what == "take":
-                events = controller.on_gnubg_take(gnubgid, self.opponent.takes(state), t)
+                events = controller.on_gnubg_take(gnubgid, self.opponent.answers_double(state), t)
             elif what == "resign":
                 events = controller.on_gnubg_resign(gnubgid, self.opponent.accepts(state), t)
             else:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Final, Protocol
+from typing import Final, Literal, Protocol
 
 from engine.errors import BackgammonError
 from engine.hints import GnubgHints, HintError, _beavers
@@ -61,6 +61,8 @@ _MOVES = re.compile(r"^\S.*? moves (.+?)\.\s*$", re.MULTILINE)
 _CANNOT = re.compile(r"^\S.*? cannot move\.?\s*$", re.MULTILINE)
 _DOUBLES = re.compile(r"^\S.*? doubles\.\s*$", re.MULTILINE)
 _ACCEPTS_CUBE = re.compile(r"^\S.*? accepts the cube", re.MULTILINE)
+#: gnubg's words for a beaver: it takes and redoubles at once.
+_BEAVERS = re.compile(r"^\S.*? accepts and immediately redoubles", re.MULTILINE)
 _REFUSES_CUBE = re.compile(r"^\S.*? (?:refuses|rejects|declines) the cube", re.MULTILINE)
 _OFFERS_RESIGN = re.compile(r"^\S.*? offers to resign(?: an? (single game|gammon|backgammon))?", re.MULTILINE)
 _RESIGN_POINTS: Final = {None: 1, "single game": 1, "gammon": 2, "backgammon": 3}
@@ -82,6 +84,10 @@ class Decision:
     resign: int = 0
 
 
+#: An answer to a double.
+CubeAnswer = Literal["take", "beaver", "drop"]
+
+
 class Opponent(Protocol):
     """A player the table asks when it is that side's turn (gnubg: :class:`GnubgOpponent`)."""
 
@@ -96,8 +102,8 @@ class Opponent(Protocol):
         """Whether it doubles (or offers to resign) before its roll in ``state``."""
         ...
 
-    def takes(self, state: MatchState) -> bool:
-        """Whether it takes the double offered in ``state``."""
+    def answers_double(self, state: MatchState) -> CubeAnswer:
+        """Its answer to the double offered in ``state``: ``take``, ``beaver`` or ``drop``."""
         ...
 
     def accepts(self, state: MatchState) -> bool:
@@ -211,8 +217,9 @@ class GnubgOpponent:
             return resigns
         return Decision(double=state.can_double() and _DOUBLES.search(text) is not None)
 
-    def takes(self, state: MatchState) -> bool:
-        """Whether gnubg, doubled in ``state``, takes (a beaver counts as a take).
+    def answers_double(self, state: MatchState) -> CubeAnswer:
+        """gnubg's answer to the double offered to it in ``state``: ``take``, ``beaver`` (it takes
+        and redoubles at once, where the session allows beavers) or ``drop``.
 
         :raises ValueError: ``state`` is not a double offered to gnubg.
         :raises HintError: gnubg failed or did not answer.
@@ -221,11 +228,21 @@ class GnubgOpponent:
             raise ValueError(f"no double offered to gnubg: the match waits for the {state.phase.value}")
         before = replace(state, phase=Phase.ROLL)
         text = self._ask(before, ["double"])
+        if _BEAVERS.search(text):
+            return "beaver"
         if _ACCEPTS_CUBE.search(text):
-            return True
+            return "take"
         if _REFUSES_CUBE.search(text) or " wins " in text:
-            return False
+            return "drop"
         raise HintError(f"gnubg did not answer the double: {text.strip()[-300:]!r}")
+
+    def takes(self, state: MatchState) -> bool:
+        """Whether gnubg, doubled in ``state``, takes (a beaver is a take, and more).
+
+        :raises ValueError: ``state`` is not a double offered to gnubg.
+        :raises HintError: gnubg failed or did not answer.
+        """
+        return self.answers_double(state) != "drop"
 
     def accepts(self, state: MatchState) -> bool:
         """Whether gnubg accepts the resignation offered to it in ``state``.

@@ -337,3 +337,30 @@ def test_without_gnubg_a_game_against_it_does_not_start_and_records_nothing(
     # The demo against gnubg stops at once too, before its game, rather than at the first roll.
     assert main(["demo", "--against", "gnubg", "--leds", "none", "--out", str(tmp_path / "demo")]) == 1
     assert "--against gnubg: /nonexistent/gnubg not found" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("needs_gnubg")
+def test_gnubgs_beaver_is_recorded_as_a_beaver_not_a_take() -> None:
+    """A money session with beavers: doubled at the very start, gnubg takes and redoubles."""
+    from engine.hints import GnubgHints
+    from engine.match import Beaver
+    from engine.opponent import GnubgOpponent
+
+    state = MatchState.new_money_session(beaver=True)
+    state = state.apply(OpeningRoll(3, 1)).apply(Move(Play.parse("8/5 6/5"))).apply(Double())
+    with GnubgHints(None) as gnubg:
+        assert GnubgOpponent(gnubg, state.turn or 0, "expert").answers_double(state) == "beaver"
+    c = Controller(state, gnubg=state.turn, names=("Ann", "gnubg") if state.turn == 1 else ("gnubg", "Ann"))
+    events = c.on_gnubg_take(state.gnubg_id(), "beaver", 0.1)
+    assert isinstance(events[0].action, Beaver) and events[0].source == "gnubg"
+    assert events[-1].fields == {"action": "beaver", "cube": 4, "player": number_of(state.turn)}
+    assert c.state.phase is Phase.DOUBLED and c.state.turn != state.turn  # the doubler answers the beaver
+    # Where beavers are not allowed, gnubg's beaver is the take it includes.
+    plain = MatchState.new_money_session().apply(OpeningRoll(3, 1)).apply(Move(Play.parse("8/5 6/5")))
+    plain = plain.apply(Double())
+    c = Controller(plain, gnubg=plain.turn)
+    assert isinstance(c.on_gnubg_take(plain.gnubg_id(), "beaver", 0.1)[0].action, Take)
+
+
+def number_of(player: int | None) -> int | None:
+    return None if player is None else player + 1
