@@ -57,10 +57,12 @@ INSTALL_HINT: Final = (
     "sudo apt-get install gnubg (Debian, Ubuntu, Raspberry Pi OS), or scripts/setup.sh --test"
 )
 
-#: gnubg's error sizes for its skill labels (equity lost against the best play).
-DOUBTFUL: Final = 0.04
-BAD: Final = 0.08
-VERY_BAD: Final = 0.16
+#: gnubg's error sizes for its skill labels (equity lost against the best play): its analysis
+#: thresholds (``show analysis``), so teach mode at the table and the analysis afterwards give
+#: one play the same label.
+DOUBTFUL: Final = 0.03
+BAD: Final = 0.06
+VERY_BAD: Final = 0.12
 
 #: The deepest search :class:`GnubgHints` asks for (gnubg itself goes to 7 plies, slowly).
 MAX_PLY: Final = 4

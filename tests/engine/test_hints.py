@@ -22,7 +22,10 @@ import pytest
 from engine.cube import Cube
 from engine.dice import Dice
 from engine.hints import (
+    BAD,
+    DOUBTFUL,
     INSTALL_HINT,
+    VERY_BAD,
     GnubgHints,
     GnubgNotFoundError,
     HintError,
@@ -288,7 +291,23 @@ def test_a_hint_that_is_not_a_legal_play_is_an_error() -> None:
 
 
 def test_skill_labels_follow_gnubg() -> None:
-    assert [skill(e) for e in (0.0, 0.04, 0.041, 0.081, 0.161)] == ["", "", "doubtful", "bad", "very bad"]
+    assert [skill(e) for e in (0.0, 0.03, 0.031, 0.061, 0.121)] == ["", "", "doubtful", "bad", "very bad"]
+
+
+def test_skill_labels_are_gnubgs_analysis_thresholds() -> None:
+    """One scale, gnubg's: teach mode's labels use the thresholds gnubg's analysis marks with."""
+    import re
+    import subprocess
+
+    program = find_gnubg()
+    assert program is not None, INSTALL_HINT
+    shown = subprocess.run(
+        [program, "-t", "-q"], input="show analysis\n", capture_output=True, text=True, timeout=60, check=False
+    ).stdout
+    thresholds = {
+        name: float(value) for value, name in re.findall(r"^\s+-(\d\.\d+) (doubtful|bad|very bad)$", shown, re.M)
+    }
+    assert thresholds == {"doubtful": DOUBTFUL, "bad": BAD, "very bad": VERY_BAD}
 
 
 def test_a_killed_gnubg_is_restarted(hints: GnubgHints) -> None:
