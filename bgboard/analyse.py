@@ -50,6 +50,8 @@ def record_of_file(path: Path) -> MatchRecord:
     """
     if path.is_dir():
         raise AnalyseInputError(f"{path} is a folder: name a .mat file, a stored match's number or 'last'")
+    if path.exists() and not path.is_file():
+        raise AnalyseInputError(f"{path}: not a regular file (a device, a pipe or a folder), so not a match file")
     if not path.is_file():
         raise AnalyseInputError(
             f"{path}: no such match file (a stored match is named by its number, see bgboard matches, or 'last')"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from bgboard.config import Config
 from bgboard.events import Event, Notice, console_sink, frame_clock
@@ -108,6 +108,10 @@ def open_replay_source(source: str) -> FrameSource:
         raise SetupError(f"cannot replay {source}: {camera_reason(source, exc)}") from None
 
 
+#: The longest a photo is held (seconds): a board needs under a second to settle.
+MAX_HOLD: Final = 60.0
+
+
 def replay(
     source: str,
     config: Config,
@@ -136,8 +140,8 @@ def replay(
     """
     if fps is not None and not fps > 0:
         raise SetupError(f"--fps is a number of frames a second above 0, not {fps:g}")
-    if hold is not None and not hold > 0:
-        raise SetupError(f"--hold is a number of seconds above 0, not {hold:g}")
+    if hold is not None and not 0 < hold <= MAX_HOLD:
+        raise SetupError(f"--hold is a number of seconds above 0 and at most {MAX_HOLD:g}, not {hold:g}")
     # Holding a photo repeats it, as a camera would film a board left alone.
     repeats = 1 if hold is None else max(1, math.ceil(hold * (fps or HOLD_FPS) - 1e-9))
     step = 1.0 / (fps or HOLD_FPS)

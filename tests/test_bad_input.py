@@ -36,6 +36,12 @@ def bad(tmp_path: Path, profile: Path) -> Iterator[dict[str, str]]:
     text = profile.read_text(encoding="utf-8")
     garbage.write_text(re.sub(r'(?m)^position = ".*"$', 'position = "garbage"', text), encoding="utf-8")
     assert 'position = "garbage"' in garbage.read_text(encoding="utf-8")
+    grey = tmp_path / "grey.png"
+    import cv2
+
+    assert cv2.imwrite(str(grey), cv2.imread(str(photo), cv2.IMREAD_GRAYSCALE))
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
     cut = tmp_path / "cut.jpg"
     cut.write_bytes(photo.read_bytes()[:3000])
     yield {
@@ -46,6 +52,9 @@ def bad(tmp_path: Path, profile: Path) -> Iterator[dict[str, str]]:
         "photo": str(photo),
         "cut_jpg": str(cut),
         "garbage_position": str(garbage),
+        "grey": str(grey),
+        "a_file": str(a_file),
+        "profile": str(profile),
         "cut_png": str(png),
     }
 
@@ -66,6 +75,21 @@ ROWS = [
     (["demo", "--table", "club-7"], "bgboard demo: error: --table names this table in the hall", 2),
     (["demo", "--level", "beginner"], "bgboard demo: error: --level goes with --against gnubg", 2),
     (["demo", "--side", "2", "--level", "beginner"], "--level and --side go with --against gnubg", 2),
+    (
+        ["vision", "read", "{grey}", "--profile", "{profile}"],
+        "is a greyscale photo: the board is read from a colour",
+        1,
+    ),
+    (["vision", "calibrate", "{grey}", "--markers", "-o", "{folder}/p.toml"], "is a greyscale photo", 1),
+    (
+        ["replay", "{png_mat}", "--profile", "{profile}"],
+        "a .mat file is a match record: bgboard check-match reads it",
+        2,
+    ),
+    (["replay", "{folder}", "--profile", "{profile}", "--hold", "100000"], "at most 60, not 100000", 2),
+    (["analyse", "/dev/zero"], "/dev/zero: not a regular file (a device, a pipe or a folder), so not a match file", 1),
+    (["hall"], "bgboard hall: error: --broker mqtt://HOST:PORT is needed", 2),
+    (["hall", "--make-acl", "t1", "--acl-dir", "{a_file}"], "is a file: name a folder for the broker's files", 2),
     (["vision", "dice", "/dev/zero"], "cannot read /dev/zero: not a regular file", 1),
     (["vision", "dice", "{cut_jpg}"], "is cut short: a JPEG without its end marker", 1),
     (["vision", "dice", "{cut_png}"], "is cut short: a PNG without its end (IEND)", 1),

@@ -51,6 +51,7 @@ from vision.features import (
 )
 from vision.field import LEAST_FIT, FieldError, find_field, fit_at_scale
 from vision.follow import board_view
+from vision.frames import is_greyscale
 from vision.geometry import FIELD_H, FIELD_W, SLOTS, FieldGeometry
 from vision.profile import (
     DIE_FRACTION,
@@ -272,8 +273,8 @@ def calibrate(
         wrong, or the image does not show the position (checker colours not told apart, or not
         read back as it with confidence), or something lies over the board.
     """
-    if image is None or image.ndim != 3:
-        raise CalibrationError("calibration needs a colour image")
+    if image is None or image.ndim != 3 or is_greyscale(image):
+        raise CalibrationError("calibration needs a colour image (this one is greyscale): the sides are told by colour")
     low, high = DIE_FRACTION_RANGE
     if not low <= die_fraction <= high:
         raise CalibrationError(

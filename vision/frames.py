@@ -192,6 +192,15 @@ class PiCamera(_Base):
         self._cam.close()
 
 
+def is_greyscale(image: np.ndarray) -> bool:
+    """Whether a BGR ``image`` has no colour at all (a greyscale photo read as BGR): the reader
+    tells the sides' checkers apart by their colour."""
+    if image.ndim != 3 or image.shape[2] < 3:
+        return True
+    small = image[::8, ::8]
+    return bool(np.array_equal(small[..., 0], small[..., 1]) and np.array_equal(small[..., 1], small[..., 2]))
+
+
 #: The largest image file read (a 64-megapixel PNG is well under it).
 MAX_IMAGE = 256 * 1024 * 1024
 
@@ -430,6 +439,10 @@ def open_source(url: str) -> FrameSource:
     else:
         paths = sorted(p for p in glob.glob(pattern) if p.lower().endswith(IMAGE_EXTENSIONS))
     if not paths:
+        if os.path.isfile(pattern):
+            # One file named, but not an image by its name: say what it is taken for.
+            hint = " (a .mat file is a match record: bgboard check-match reads it)" if pattern.endswith(".mat") else ""
+            raise CameraError(f"{pattern} is not an image file by its name ({', '.join(IMAGE_EXTENSIONS)}){hint}")
         raise CameraError(f"{url}: no images match {pattern}")
     return ImageFiles(
         url, paths, fps=float(options.get("fps", 10)), loop=options.get("loop", "0") not in ("0", "false")

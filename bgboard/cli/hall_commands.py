@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from bgboard.cli.options import bind_address, broker_url, table_name
-from bgboard.errors import CliError
+from bgboard.errors import CliError, UsageError
 
 if TYPE_CHECKING:
     import argparse
@@ -53,6 +53,8 @@ def cmd_hall(args: argparse.Namespace, out: TextIO) -> int:
 
     try:
         if args.make_acl is not None:
+            if args.acl_dir.exists() and not args.acl_dir.is_dir():
+                raise UsageError(f"--acl-dir {args.acl_dir} is a file: name a folder for the broker's files")
             secret = make_acl(args.make_acl, args.acl_dir)
             out.write(
                 f"wrote {args.acl_dir}/acl, passwd, passwords.txt (mode 600) and bgboard.conf for the hall"
@@ -60,7 +62,7 @@ def cmd_hall(args: argparse.Namespace, out: TextIO) -> int:
             )
             return 0
         if args.broker is None:
-            raise CliError("--broker mqtt://HOST:PORT is needed (or --make-acl TABLE...)")
+            raise UsageError("--broker mqtt://HOST:PORT is needed (or --make-acl TABLE...)")
         if args.tournament is not None:
             send_tournament(args.broker, args.tournament == "on")
             out.write(f"tournament mode {args.tournament}: sent to every board through {args.broker}\n")

@@ -77,11 +77,13 @@ def cmd_vision_calibrate(args: argparse.Namespace, out: TextIO) -> int:
     position, with nothing over the field and the points where the corners put them: else
     nothing is written and the error says why and where in the image."""
     from vision.calibration import calibrate, find_markers, parse_corners
-    from vision.frames import read_image
+    from vision.frames import is_greyscale, read_image
     from vision.profile import check_output
 
     check_output(args.output)
     image = read_image(args.image)
+    if is_greyscale(image):
+        raise CliError(f"{args.image} is a greyscale photo: the board is read from a colour one (the sides' colours)")
     corners = None
     if args.markers:
         corners = find_markers(image)
@@ -128,12 +130,14 @@ def _add_read(sub: Subparsers) -> None:
 
 def cmd_vision_read(args: argparse.Namespace, out: TextIO) -> int:
     """Read the checkers, dice and cube from one image with a calibration profile."""
-    from vision.frames import read_image
+    from vision.frames import is_greyscale, read_image
     from vision.profile import Profile
     from vision.reader import BoardReader
 
     profile = Profile.load(args.profile)
     image = read_image(args.image)
+    if is_greyscale(image):
+        raise CliError(f"{args.image} is a greyscale photo: the board is read from a colour one (the sides' colours)")
     reading = BoardReader(profile, points=args.points).read(image)
     if args.json:
         out.write(json.dumps(reading.to_json()) + "\n")

@@ -617,7 +617,7 @@ def test_make_acl_on_the_command_line_writes_the_files(tmp_path: Path, capsys: p
     assert exited.value.code == 2
     assert main(["hall", "--make-acl", "hall", "--acl-dir", str(folder)]) == 1
     assert "one is the hall's user 'hall'" in capsys.readouterr().err
-    assert main(["hall"]) == 1
+    assert main(["hall"]) == 2
     assert "--broker mqtt://HOST:PORT is needed" in capsys.readouterr().err
 
 
