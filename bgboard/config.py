@@ -199,6 +199,18 @@ class StoreConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class HallConfig:
+    """Publishing the table to a tournament hall (``docs/hall.md``).
+
+    :param broker: the hall's MQTT broker, ``mqtt://[USER@]HOST[:PORT]``; ``None``: not published.
+    :param table: this table's name in the hall (needed with ``broker``).
+    """
+
+    broker: str | None = None
+    table: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """All the settings, one frozen section per TOML table.
 
@@ -212,6 +224,7 @@ class Config:
     buttons: ButtonsConfig = field(default_factory=ButtonsConfig)
     match: MatchConfig = field(default_factory=MatchConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    hall: HallConfig = field(default_factory=HallConfig)
     source: Path | None = field(default=None, compare=False)
     notices: tuple[str, ...] = field(default=(), compare=False)
 
@@ -606,6 +619,12 @@ _SCHEMA: Final[dict[str, dict[str, _Kind]]] = {
     },
     "store": {
         "path": _Kind(_optional(_path), lambda path: _string(str(path)), _optional_text(None)),
+    },
+    "hall": {
+        "broker": _Kind(
+            _optional(_text("the hall's broker, mqtt://HOST:PORT (a string)")), _TEXT_DUMP, _optional_text(None)
+        ),
+        "table": _Kind(_optional(_text("this table's name in the hall (a string)")), _TEXT_DUMP, _optional_text(None)),
     },
 }
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     import argparse
 
     from bgboard.cli.options import Subparsers
-    from bgboard.config import Config
+    from bgboard.config import Config, HallConfig
+    from bgboard.hall.topics import BrokerUrl
     from bgboard.session import SessionOptions
 
 
@@ -87,29 +88,47 @@ def _publish_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", type=table_name, help="this table's name in the hall (with --publish)")
 
 
-def _table_for(args: argparse.Namespace) -> str:
-    """``--table``, which ``--publish`` needs, and which means nothing without it.
+def _hall_for(args: argparse.Namespace, hall: HallConfig | None = None) -> tuple[BrokerUrl | None, str]:
+    """Where to publish and as which table: ``--publish`` and ``--table``, else the config's
+    ``[hall]`` ``broker`` and ``table`` (the Pi's service takes them from there).
 
-    :raises UsageError: one without the other.
+    :raises UsageError: a broker without a table name, or ``--table`` without a broker.
+    :raises CliError: the config's broker is no ``mqtt://`` URL, or its table no usable name.
     """
-    if args.publish is not None and args.table is None:
-        raise UsageError("--publish needs --table NAME: the name the hall shows this table under")
-    if args.publish is None and args.table is not None:
+    from bgboard.errors import PublishError
+    from bgboard.hall.topics import BrokerUrl, check_table_name
+
+    url, table = args.publish, args.table
+    if hall is not None:
+        try:
+            if url is None and hall.broker:
+                url = BrokerUrl.parse(hall.broker)
+            if table is None and hall.table:
+                table = check_table_name(hall.table)
+        except PublishError as exc:
+            raise CliError(f"[hall] in the config: {exc}") from None
+    if url is not None and table is None:
+        raise UsageError(
+            "--publish needs --table NAME (or hall.table in the config): the name the hall shows this table under"
+        )
+    if url is None and args.table is not None:
         raise UsageError("--table names this table in the hall: it goes with --publish mqtt://HOST:PORT")
-    return str(args.table or "")
+    return url, str(table or "") if url is not None else ""
 
 
-def _session_options(args: argparse.Namespace, against: tuple[str, int] | None) -> SessionOptions:
+def _session_options(
+    args: argparse.Namespace, against: tuple[str, int] | None, hall: HallConfig | None = None
+) -> SessionOptions:
     """What the table's session attaches for ``referee``, ``play`` and ``demo``: gnubg as the
-    opponent, the hall's publisher, the live page."""
+    opponent, the hall's publisher (from the flags or the config's ``[hall]``), the live page."""
     from bgboard.session import SessionOptions
 
-    table = _table_for(args)
+    url, table = _hall_for(args, hall)
     publish = page = None
-    if args.publish is not None:
+    if url is not None:
         from bgboard.hall.publish import Publishing
 
-        publish = Publishing(args.publish, table, report=args.command == "demo")
+        publish = Publishing(url, table, report=args.command == "demo")
     if args.web is not None:
         from bgboard.web.server import LivePage
 
@@ -304,7 +323,7 @@ def _referee(args: argparse.Namespace, out: TextIO, stop: threading.Event, main_
             config,
             out=out,
             options=RefereeOptions(json_lines=args.json, resume=args.resume, stdin=sys.stdin, given=given, stop=stop),
-            session=_session_options(args, against),
+            session=_session_options(args, against, config.hall),
         )
     except StoppedError:
         status = 0

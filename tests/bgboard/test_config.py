@@ -523,7 +523,7 @@ def test_awkward_values_round_trip() -> None:
 def test_written_file_has_every_table_and_key() -> None:
     text = Config().to_toml()
     data = tomllib.loads(text)
-    assert list(data) == ["camera", "leds", "buttons", "match", "store"]
+    assert list(data) == ["camera", "leds", "buttons", "match", "store", "hall"]
     for section, keys in config_module._SCHEMA.items():
         for key in keys:
             assert key in data[section] or f"# {key} is not set" in text

@@ -635,3 +635,19 @@ def test_the_demo_plays_on_when_the_broker_is_down_and_says_what_waits(
         total, acked = Outbox(store, "demo-1").counts()
     assert total == 2 and acked == 0
     assert f"published to {url} as table demo-1: the broker has 0 of 2 actions; the rest wait in the store" in printed
+
+
+def test_the_hall_can_be_named_in_the_config_as_the_pis_service_reads_it(
+    tmp_path: Path, referee_calls: list[tuple[Any, dict[str, object]]]
+) -> None:
+    from bgboard.hall.publish import Publishing
+
+    config = tmp_path / "config.toml"
+    config.write_text('[hall]\nbroker = "mqtt://hall.local:1884"\ntable = "club-7"\n', encoding="utf-8")
+    assert main(["referee", "--config", str(config), "--camera", "fake:x"]) == 0
+    publish = referee_calls[0][1]["session"].publish  # type: ignore[attr-defined]
+    assert isinstance(publish, Publishing)
+    assert (str(publish.url), publish.table) == ("mqtt://hall.local:1884", "club-7")
+    # The flags win over the config, as everywhere.
+    assert main(["referee", "--config", str(config), "--camera", "fake:x", "--table", "club-8"]) == 0
+    assert referee_calls[1][1]["session"].publish.table == "club-8"  # type: ignore[attr-defined]
