@@ -984,6 +984,8 @@ class Controller:
                 # Not the engine's failure: there is simply no cube decision (Crawford, cube owned...).
                 return [Event("refused", f"{exc}: roll", {"phase": state.phase.value})]
             return self._want(self._hint_request(asked=True))
+        if state.phase is Phase.MATCH_OVER:
+            return [Event("refused", "no hint now: the match is over")]
         return [Event("refused", f"no hint now: the match waits for the {state.phase.value}")]
 
     def _want(self, request: Request) -> list[Event]:

@@ -71,6 +71,7 @@ from engine.errors import BackgammonError, quoted
 from engine.match import MatchState, Move
 from engine.movegen import legal_plays
 from engine.play import Play
+from engine.position import Position
 from hardware.presenter import seat_of
 
 if TYPE_CHECKING:
@@ -422,6 +423,8 @@ def _not_a_number(name: str) -> float:
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+#: The events that say a change was not made.
+REFUSALS: Final = frozenset({"refused", "unknown", "not-calibrated", "illegal", "not-gnubgs-move", "please-check"})
 #: The most a change's body may hold, in bytes (a correction is a few dozen).
 CHANGE_BODY: Final = 4096
 #: The longest command or correction a page may send, in characters.
@@ -525,7 +528,10 @@ def live_app(
         except TimeoutError:
             return JSONResponse({"queued": command, "events": []}, status_code=202)
         answers = [event.to_json() for event in said]
-        accepted = any(event.action is not None or event.kind == "undo" for event in said)
+        # Recorded, or done without a refusal (teach on, a hint asked for): accepted.
+        recorded = any(event.action is not None or event.kind == "undo" for event in said)
+        refused = any(event.kind in REFUSALS for event in said)
+        accepted = recorded or (bool(said) and not refused)
         return JSONResponse({"command": command, "accepted": accepted, "events": answers, "state": hub.state()})
 
     async def correct(request: Request) -> Response:
@@ -540,6 +546,11 @@ def live_app(
             return _error(400, f"{key} is one line")
         if len(value) > COMMAND_LENGTH:
             return _error(400, f"{key} is at most {COMMAND_LENGTH} characters, not {len(value)}")
+        if key == "position":
+            try:
+                Position.from_id(value)
+            except BackgammonError as exc:
+                return _error(400, f"position is a Position ID: {exc}")
         return await change(request, f"dice {value}" if key == "dice" else f"correct {value}")
 
     async def command(request: Request) -> Response:

@@ -737,7 +737,7 @@ def test_a_correction_of_a_recorded_move_gets_feedback_too(opened: MatchState) -
     c.on_reading(reading_of(after(opened, "24/21 24/23"), 1), 1.0)
     events = c.on_tick(1.0 + SETTLE)
     assert kinds(events) == ["move", "feedback"]
-    assert events[1].text == "24/23 24/21: bad, -0.140 against 8/5 6/5"
+    assert events[1].text == "24/23 24/21: very bad, -0.140 against 8/5 6/5"
     events = c.correct("8/5 6/5", 2.0)
     assert kinds(events) == ["correction", "feedback"]
     assert events[0].undo == 1 and events[1].text == "8/5 6/5: the best play"

@@ -22,7 +22,7 @@ from bgboard.store import MatchStore
 from bgboard.web.hub import WebHub, board_json
 from bgboard.web.server import Bind, BindError, LiveWeb, WebServer, history_app, live_app
 from engine.dice import Dice
-from engine.match import MatchState, Move, OpeningRoll
+from engine.match import AcceptResign, MatchState, Move, OpeningRoll, Resign
 
 TOKEN = "secret-token"
 
@@ -421,3 +421,23 @@ def test_a_huge_change_is_refused_unread_and_reaches_no_table(caplog: pytest.Log
         answer = client.post("/api/correct", json={"play": "13/10 " * 500}, headers=auth)
         assert answer.status_code == 400 and len(answer.content) < 300
     assert inbox.run_pending(lambda command: ran.append(command) or []) == [] and ran == []
+
+
+def test_the_apis_words_say_what_happened(running_inbox: tuple[Inbox, Controller, WebHub]) -> None:
+    inbox, controller, hub = running_inbox
+    _play(controller, hub)
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with TestClient(live_app(hub, inbox, TOKEN)) as client:
+        garbage = client.post("/api/correct", json={"position": "garbage"}, headers=auth)
+        assert garbage.status_code == 400
+        assert garbage.json()["error"].startswith("position is a Position ID: Position ID 'garbage'")
+        teach = client.post("/api/command", json={"command": "teach on"}, headers=auth).json()
+        assert teach["accepted"] is True and controller.teach
+        refused = client.post("/api/command", json={"command": "done"}, headers=auth).json()
+        assert refused["accepted"] is False
+
+
+def test_a_hint_after_the_match_says_the_match_is_over() -> None:
+    over = MatchState.new_match(1).apply(OpeningRoll(3, 1)).apply(Resign(3)).apply(AcceptResign())
+    events = Controller(over).on_command("hint", 0.0)
+    assert [e.text for e in events] == ["no hint now: the match is over"]
