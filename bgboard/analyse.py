@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from bgboard.config import MAX_MATCH_LENGTH
 from bgboard.errors import AnalyseInputError
 from bgboard.store import MatchStore, StoredAction, StoreError
 from engine.analysis import AnalysisError, MatchAnalysis, analyse_record
@@ -72,7 +73,14 @@ def record_of_file(path: Path) -> MatchRecord:
 
 
 def analyse(record: MatchRecord, gnubg: GnubgHints, ply: int) -> MatchAnalysis:
-    """gnubg's analysis of ``record`` at ``ply`` (see :func:`engine.analysis.analyse_record`)."""
+    """gnubg's analysis of ``record`` at ``ply`` (see :func:`engine.analysis.analyse_record`).
+
+    :raises AnalyseInputError: a match longer than gnubg analyses.
+    """
+    if record.length > MAX_MATCH_LENGTH:
+        raise AnalyseInputError(
+            f"GNU Backgammon analyses matches up to {MAX_MATCH_LENGTH} points; this one is {record.length} points long"
+        )
     return analyse_record(record, gnubg, ply=ply, timeout=TIMEOUT)
 
 

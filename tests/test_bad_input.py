@@ -42,6 +42,9 @@ def bad(tmp_path: Path, profile: Path) -> Iterator[dict[str, str]]:
     assert cv2.imwrite(str(grey), cv2.imread(str(photo), cv2.IMREAD_GRAYSCALE))
     a_file = tmp_path / "a-file"
     a_file.write_text("x", encoding="utf-8")
+    long_match = tmp_path / "long.mat"
+    demo = (ROOT / "bgboard" / "data" / "demo-match.mat").read_text(encoding="utf-8")
+    long_match.write_text(re.sub(r"(?m)^3 point match", "99 point match", demo), encoding="utf-8")
     cut = tmp_path / "cut.jpg"
     cut.write_bytes(photo.read_bytes()[:3000])
     yield {
@@ -53,6 +56,7 @@ def bad(tmp_path: Path, profile: Path) -> Iterator[dict[str, str]]:
         "cut_jpg": str(cut),
         "garbage_position": str(garbage),
         "grey": str(grey),
+        "long_match": str(long_match),
         "a_file": str(a_file),
         "profile": str(profile),
         "cut_png": str(png),
@@ -89,6 +93,7 @@ ROWS = [
     (["replay", "{folder}", "--profile", "{profile}", "--hold", "100000"], "at most 60, not 100000", 2),
     (["analyse", "/dev/zero"], "/dev/zero: not a regular file (a device, a pipe or a folder), so not a match file", 1),
     (["hall"], "bgboard hall: error: --broker mqtt://HOST:PORT is needed", 2),
+    (["analyse", "{long_match}"], "GNU Backgammon analyses matches up to 64 points; this one is 99", 1),
     (["hall", "--make-acl", "t1", "--acl-dir", "{a_file}"], "is a file: name a folder for the broker's files", 2),
     (["vision", "dice", "/dev/zero"], "cannot read /dev/zero: not a regular file", 1),
     (["vision", "dice", "{cut_jpg}"], "is cut short: a JPEG without its end marker", 1),
