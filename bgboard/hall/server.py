@@ -20,14 +20,16 @@ table sends again, after each connection and at its stop, what the hall has not 
   (``actions``: the actions the hall holds for the table; ``players``, ``score`` and
   ``gnubgid`` after the last of them; ``last_seen``: when the hall last heard from the table,
   UTC), with ``length``, ``seq``, ``online``, ``last_move``, ``illegal``, ``check`` and
-  ``tournament`` from the table's state as well;
+  ``tournament`` from the table's state as well, and what the GNUbgID shows (:func:`position_json`:
+  ``board`` as the live page draws it, player 1 at the bottom, ``dice``, ``cube``, ``turn``);
 - ``GET /api/tables/NAME/actions``: the actions held, in order (the messages as received;
   run after run); 404 for a table the hall does not know;
 - ``GET /api/events``: server-sent events, one ``data:`` line of JSON (:func:`live_json`: the
   tables and the alerts) whenever something changed;
 - ``GET /``: the hall page, read-only, kept up to date by those events: the alerts (illegal
-  moves, "please check", tables offline), then each table's players, score, board, last move,
-  and an illegal move or a "please check" waiting.
+  moves, "please check", tables offline; each links to its table), then each table's players
+  (player 1 at the bottom), score, board (the live page's SVG board, ``/static/board.js``), last
+  move, when the hall last heard from it, and an illegal move or a "please check" waiting.
 
 :func:`~bgboard.hall.acl.make_acl` writes the broker's access list and password file for a list of tables (each
 board may write only under its own table; the hall reads everything and writes only its own
@@ -596,6 +598,54 @@ def _board_text(gnubgid: str | None) -> str:
 
 #: The hall page's folder: its HTML (a :class:`string.Template`) and its style.
 STATIC: Final = Path(__file__).with_name("static")
+#: The live page's folder, whose ``board.js`` the hall page draws its boards with.
+WEB_STATIC: Final = Path(__file__).parents[1] / "web" / "static"
+
+
+def position_json(gnubgid: str | None) -> dict[str, Any]:
+    """What the board shows of a GNUbgID, as the live page's ``board.js`` draws it
+    (:func:`bgboard.web.hub.board_json`'s ``board``; player 1 always at the bottom):
+    ``{"board", "dice", "cube", "turn", "on_roll", "doubled"}`` (``board`` ``None`` without a
+    readable GNUbgID; players numbered 1 and 2)."""
+    empty: dict[str, Any] = {
+        "board": None,
+        "dice": [],
+        "cube": {"value": 1, "owner": None},
+        "turn": None,
+        "on_roll": None,
+        "doubled": False,
+    }
+    if not gnubgid:
+        return empty
+    try:
+        from engine.ids import GameState, decode_gnubg_id
+
+        position, fields = decode_gnubg_id(gnubgid)
+        # The position is seen from the dice owner (gnubg's fMove).
+        points, bar, off = position.to_absolute(fields.dice_owner + 1)
+    except Exception:  # a damaged message must not take the hall page down
+        return empty
+    playing = fields.game_state == GameState.PLAYING
+    rolled = fields.dice != (0, 0)
+    return {
+        "board": {"points": points, "bar": list(bar), "off": list(off), "bottom": 1},
+        "dice": list(fields.dice) if rolled else [],
+        "cube": {"value": fields.cube, "owner": None if fields.cube_owner is None else fields.cube_owner + 1},
+        "turn": fields.turn + 1 if playing else None,
+        "on_roll": fields.dice_owner + 1 if playing and rolled else None,
+        "doubled": fields.doubled,
+    }
+
+
+def table_json(table: dict[str, Any]) -> dict[str, Any]:
+    """One table of ``GET /api/tables``: :meth:`HallStore.tables`' keys and
+    :func:`position_json`'s beside them."""
+    return {**table, **position_json(table.get("gnubgid"))}
+
+
+def _anchor(table: str) -> str:
+    """The id of a table's box on the hall page (``#table-NAME`` links to it)."""
+    return f"table-{table}"
 
 
 def alerts(tables: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
@@ -615,24 +665,53 @@ def alerts(tables: Sequence[dict[str, Any]]) -> list[dict[str, str]]:
 
 def live_json(tables: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One message of ``GET /api/events``: the tables (each with its board drawn in text,
-    ``board``) and the alerts (:func:`alerts`)."""
-    return {"tables": [{**t, "board": _board_text(t["gnubgid"])} for t in tables], "alerts": alerts(tables)}
+    ``board``, and ``draw``: the state ``board.js`` draws, :func:`position_json` with the
+    GNUbgID) and the alerts (:func:`alerts`)."""
+    out = []
+    for t in tables:
+        draw = {"gnubgid": t["gnubgid"], "status": t["table"], **position_json(t["gnubgid"])}
+        out.append({**t, "board": _board_text(t["gnubgid"]), "draw": draw if draw["board"] else None})
+    return {"tables": out, "alerts": alerts(tables)}
+
+
+def _player_line(t: dict[str, Any], player: int) -> str:
+    """A player's name and score beside the board (player 1 below it, player 2 above)."""
+    e = html.escape
+    names = t["players"]
+    name = names[player - 1] if len(names) >= player else f"Player {player}"
+    score = t["score"][player - 1] if len(t["score"]) >= player else 0
+    return (
+        f"<div class='player player--p{player}' data-player='{player}'><span class='swatch swatch--p{player}'></span>"
+        f"<span class='name'>{e(name)}</span> <span class='points'>{score}</span></div>"
+    )
+
+
+def _alert_item(a: dict[str, str]) -> str:
+    """One alert, linking to its table's box."""
+    e = html.escape
+    return (
+        f"<li class='{a['kind']}'>{e(a['table'])}: {e(a['text'])} "
+        f"<a class='goto' href='#{e(_anchor(a['table']))}'>show table</a></li>"
+    )
 
 
 def hall_page(tables: Sequence[dict[str, Any]]) -> str:
-    """The hall page: the alerts, then one box per table (kept up to date by ``hall.js``)."""
+    """The hall page: the alerts (each linking to its table), then one box per table (id
+    ``table-NAME``): its players (player 1 at the bottom), score, board (drawn by
+    ``board.js`` from ``data-draw``), last move and when the hall last heard from it (kept up
+    to date by ``hall.js``)."""
     e = html.escape
     sections = []
     for t in tables:
-        players = " vs ".join(e(p) for p in t["players"]) or "(no match yet)"
-        score = "-".join(str(s) for s in t["score"])
         length = t.get("length")
-        of = f" in a {length}-point match" if length else " (money)" if length == 0 else ""
+        of = f"({length}-point match)" if length else "(money)" if length == 0 else "(no match yet)"
+        draw = live_json([t])["tables"][0]["draw"]
         lines = [
-            f"<h2>{e(t['table'])}</h2>",
-            f"<div>{players}: {score}{of}</div>",
-            f"<pre>{e(_board_text(t['gnubgid']))}</pre>",
-            f"<div>last move: {e(t['last_move'] or '-')}</div>",
+            f"<h2>{e(t['table'])} <small class='match'>{' vs '.join(e(n) for n in t['players'])} {of}</small></h2>",
+            _player_line(t, 2),
+            f"<div class='board-holder' data-draw='{e(json.dumps(draw))}'></div>",
+            _player_line(t, 1),
+            f"<div class='last-move'>last move: {e(t['last_move'] or '-')}</div>",
         ]
         if t.get("illegal"):
             lines.append(f"<div class='illegal'>illegal move: {e(t['illegal'])}</div>")
@@ -640,12 +719,13 @@ def hall_page(tables: Sequence[dict[str, Any]]) -> str:
             lines.append(f"<div class='check'>please check: {e(t['check'])}</div>")
         online = "online" if t.get("online") else "offline"
         lines.append(
-            f"<div><small>{t['actions']} actions held, {online}, last seen {e(t['last_seen'] or '-')}</small></div>"
+            f"<div class='facts'><small>last heard <span class='ago' data-time='{e(t['last_seen'] or '')}'>"
+            f"{e(t['last_seen'] or '-')}</span>, {t['actions']} actions held, {online}</small></div>"
         )
-        css = "" if t.get("online") else " class='off'"
-        sections.append(f"<section{css}>{''.join(lines)}</section>")
+        css = "table" if t.get("online") else "table off"
+        sections.append(f"<section id='{e(_anchor(t['table']))}' class='{css}'>{''.join(lines)}</section>")
     tournament = " (tournament mode: hints off)" if any(t.get("tournament") for t in tables) else ""
-    said = "".join(f"<li class='{a['kind']}'>{e(a['table'])}: {e(a['text'])}</li>" for a in alerts(tables))
+    said = "".join(_alert_item(a) for a in alerts(tables))
     page = string.Template((STATIC / "hall.html").read_text(encoding="utf-8"))
     return page.substitute(
         count=len(tables), tournament=tournament, alerts=said or "<li>none</li>", sections="\n".join(sections)
@@ -657,11 +737,11 @@ def make_app(store: HallStore) -> Any:
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import Request
-    from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+    from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
     from starlette.routing import Route
 
     async def tables(request: Request) -> Response:
-        return JSONResponse(store.tables())
+        return JSONResponse([table_json(t) for t in store.tables()])
 
     async def actions(request: Request) -> Response:
         name = request.path_params["name"]
@@ -671,6 +751,10 @@ def make_app(store: HallStore) -> Any:
 
     async def page(request: Request) -> Response:
         return HTMLResponse(hall_page(store.tables()))
+
+    async def board_js(request: Request) -> Response:
+        # The live page's board, the same file: the hall draws its tables with it.
+        return FileResponse(WEB_STATIC / "board.js", media_type="text/javascript")
 
     async def events(request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
@@ -695,6 +779,7 @@ def make_app(store: HallStore) -> Any:
     return Starlette(
         routes=[
             Route("/", page),
+            Route("/static/board.js", board_js),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/tables", tables),
             Route("/api/events", events),
