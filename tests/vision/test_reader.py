@@ -172,7 +172,11 @@ def test_bad_calibration_input_is_refused_clearly() -> None:
         calibrate(shot.image, outside)
     with pytest.raises(CalibrationError, match="clockwise"):
         calibrate(shot.image, shot.corners[::-1].copy())
-    blank = np.full((720, 1280, 3), 128, np.uint8)
+    # A blank grey picture has no colour at all: said first. A blank coloured one has no field.
+    grey = np.full((720, 1280, 3), 128, np.uint8)
+    with pytest.raises(CalibrationError, match=r"needs a colour image \(this one is greyscale\)"):
+        calibrate(grey)
+    blank = np.full((720, 1280, 3), (120, 128, 136), np.uint8)
     with pytest.raises(CalibrationError, match=r"playing field was not found in the image \(no corner markers; no two"):
         calibrate(blank)
 
