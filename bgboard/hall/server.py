@@ -756,6 +756,10 @@ def make_app(store: HallStore) -> Any:
         # The live page's board, the same file: the hall draws its tables with it.
         return FileResponse(WEB_STATIC / "board.js", media_type="text/javascript")
 
+    async def board_css(request: Request) -> Response:
+        # And its colours, the same file too.
+        return FileResponse(WEB_STATIC / "board.css", media_type="text/css")
+
     async def events(request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
             last: str | None = None
@@ -780,6 +784,7 @@ def make_app(store: HallStore) -> Any:
         routes=[
             Route("/", page),
             Route("/static/board.js", board_js),
+            Route("/static/board.css", board_css),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
             Route("/api/tables", tables),
             Route("/api/events", events),
