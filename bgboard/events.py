@@ -48,6 +48,11 @@ if TYPE_CHECKING:
     from hardware.scene import Scene
 
 
+def counted(n: int, what: str) -> str:
+    """``n`` and ``what``, plural unless one: ``counted(2, "move")`` is ``"2 moves"``."""
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
 def number(player: int | None) -> int | None:
     """The player as people number him, 1 or 2, from the engine's index, 0 or 1 (events, the
     page and the console speak of players 1 and 2); ``None`` stays ``None``."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from bgboard.cli.options import bind_address
 from bgboard.errors import CliError
+from bgboard.events import counted
 from engine.errors import quoted
 
 if TYPE_CHECKING:
@@ -273,14 +274,10 @@ def cmd_check_match(args: argparse.Namespace, out: TextIO) -> int:
     if not args.json and len(files) > 1:
         out.write(
             f"total: {len(files)} files, {totals['games']} games, {totals['plays']} plays: "
-            f"{_count(totals['illegal'], 'illegal play')}, {_count(totals['problems'], 'problem')}, "
-            f"{_count(totals['lost'], 'lost move')}\n"
+            f"{counted(totals['illegal'], 'illegal play')}, {counted(totals['problems'], 'problem')}, "
+            f"{counted(totals['lost'], 'lost move')}\n"
         )
     return 0 if totals["illegal"] == 0 and totals["problems"] == 0 else 1
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _write_check_report(report: object, out: TextIO) -> None:
@@ -290,12 +287,12 @@ def _write_check_report(report: object, out: TextIO) -> None:
     assert isinstance(report, FileReport)
     verdict = "ok"
     if not report.ok:
-        verdict = f"{_count(len(report.illegal), 'illegal play')}, {_count(len(report.problems), 'problem')}"
+        verdict = f"{counted(len(report.illegal), 'illegal play')}, {counted(len(report.problems), 'problem')}"
     if report.lost_moves:
-        verdict += f", {_count(len(report.lost_moves), 'lost move')}"
+        verdict += f", {counted(len(report.lost_moves), 'lost move')}"
     out.write(
-        f"{report.file}: {_count(report.games, 'game')}, {_count(report.plays, 'play')}, "
-        f"{_count(report.cube_actions, 'cube action')}: {verdict}\n"
+        f"{report.file}: {counted(report.games, 'game')}, {counted(report.plays, 'play')}, "
+        f"{counted(report.cube_actions, 'cube action')}: {verdict}\n"
     )
     for bad in report.illegal:
         where = f"game {bad.game}, move {bad.move}, {bad.player}"

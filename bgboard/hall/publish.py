@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final
 
-from bgboard.events import Event, Notice
+from bgboard.events import Event, Notice, counted
 from bgboard.hall.outbox import Outbox
 from bgboard.hall.topics import (
     CONTROL_TOPIC,
@@ -479,16 +479,12 @@ def _link_event(up: bool) -> Event:
     )
 
 
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
-
-
 def _published(publisher: Publisher, store: MatchStore) -> Notice:
     """What was published: all acknowledged, or how many wait in the outbox."""
     total, acked = Outbox(store, publisher.table).counts()
     where = f"{publisher.url} as table {publisher.table}"
     if acked == total:
-        text = f"published {_count(total, 'action')} to {where}; the broker has them all"
+        text = f"published {counted(total, 'action')} to {where}; the broker has them all"
     else:
-        text = f"published to {where}: the broker has {acked} of {_count(total, 'action')}; the rest wait in the store"
+        text = f"published to {where}: the broker has {acked} of {counted(total, 'action')}; the rest wait in the store"
     return Notice("published", text, {"table": publisher.table, "actions": total, "acked": acked})

@@ -38,7 +38,7 @@ from typing import Any, Final, TextIO
 
 import cv2
 
-from bgboard.events import EventSink, LedsLit, Notice, console_sink, frame_clock
+from bgboard.events import EventSink, LedsLit, Notice, console_sink, counted, frame_clock
 from bgboard.session import SessionOptions, TableSession
 from bgboard.sim.simulation import DemoGame, DemoReport, GnubgDemoGame, demo_record
 from bgboard.store import MatchStore, default_file_name
@@ -51,10 +51,6 @@ from hardware.scene import Scene as LedScene
 FIRMWARE_LOOK: Final = 0.6
 #: LED panels the demo can drive.
 LED_CHOICES: Final = ("terminal", "sim", "none")
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}{'' if n == 1 else 's'}"
 
 
 def _lit(scene: LedScene) -> dict[str, str]:
@@ -322,10 +318,10 @@ def _summarise(console: EventSink, report: DemoReport, mat: Path, store_file: Pa
     else:
         illegal = f"the illegal move was {'lit' if report.illegal_flagged else 'not lit'}"
     text = (
-        f"{_count(played.total, 'move')}: {played.right} read right from the camera, {played.flagged} checked by the "
-        f"players, {played.wrong} wrong accepted; {_count(rolls.total, 'roll')}: {rolls.right} read right, "
+        f"{counted(played.total, 'move')}: {played.right} read right from the camera, {played.flagged} checked by the "
+        f"players, {played.wrong} wrong accepted; {counted(rolls.total, 'roll')}: {rolls.right} read right, "
         f"{rolls.flagged} checked, {rolls.missed} not seen, {rolls.wrong} wrong; {illegal}; "
-        f"{_count(len(report.answers), 'answer')} from the players; {report.seconds:.0f} s."
+        f"{counted(len(report.answers), 'answer')} from the players; {report.seconds:.0f} s."
     )
     console(Notice("summary", text, figures, console=f"\n{text}"))
     console(
