@@ -117,7 +117,7 @@ def seed(text: str) -> int:
 
 
 def broker_url(text: str) -> BrokerUrl:
-    """An argparse type: ``mqtt://HOST:PORT`` (a :class:`bgboard.hall.publish.BrokerUrl`)."""
+    """An argparse type: ``mqtt://HOST:PORT`` (a :class:`bgboard.hall.topics.BrokerUrl`)."""
     from bgboard.hall.topics import BrokerUrl, PublishError
 
     try:
