@@ -122,7 +122,8 @@ def _same_dice(a: tuple[DieOnBoard, ...], b: tuple[DieOnBoard, ...]) -> bool:
 
 #: The commands typed at the console, for the answer to a word that is none of them.
 COMMANDS: Final = (
-    "done, undo, double, take, drop, hint, resign [gammon|backgammon], accept, reject, dice 52, correct 13/8 13/11,"
+    "done, undo [reopen], double, take, drop, hint, resign [gammon|backgammon], accept, reject, dice 52,"
+    " correct 13/8 13/11,"
     " teach on|off"
 )
 
@@ -193,6 +194,8 @@ class Controller:
         self._reset_turn()
         self._cube_seen: tuple[int, int | None] | None = None
         self._cube_offered = False
+        # The finished match an undo was asked about: the next undo there reopens it.
+        self._reopen_asked: MatchState | None = None
 
     # -- state between inputs -----------------------------------------------------------------
 
@@ -354,6 +357,8 @@ class Controller:
         if not words:
             return []
         verb, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
+        if verb == "undo" and rest.strip().lower() == "reopen":
+            return self._undo("keyboard", reopen=True)
         if verb in ("done", "undo", "double", "take", "drop", "hint"):
             return self.on_button(verb, t, source="keyboard")
         if verb == "resign":
@@ -780,9 +785,16 @@ class Controller:
                 events.append(Event("crawford", "the next game is the Crawford game: no doubling"))
         return events + self.ask_gnubg()
 
-    def _undo(self, source: str) -> list[Event]:
+    def _undo(self, source: str, *, reopen: bool = False) -> list[Event]:
         if not self._history:
             return [Event("refused", "nothing to take back")]
+        over = self.state.phase is Phase.MATCH_OVER
+        if over and not reopen and self._reopen_asked is not self.state:
+            # The match is won and its file written: a stray press must not reopen it.
+            self._reopen_asked = self.state
+            text = "the match is over: undo again (or type 'undo reopen') to take back its last action and reopen it"
+            return [Event("refused", text, {"ask": "undo reopen"})]
+        self._reopen_asked = None
         self.state = self._history.pop()
         self._reset_turn()
         phase = self.state.phase.value

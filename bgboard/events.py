@@ -133,6 +133,7 @@ EventKind = Literal[
     "players",
     "summary",
     "exported",
+    "mat-rewritten",
 ]
 #: The kinds, as a set.
 EVENT_KINDS: Final = frozenset(get_args(EventKind))

@@ -278,9 +278,24 @@ def run_demo(
         _summarise(console, report, mat, store_file)
         if page_url is not None and linger:
             with suppress(KeyboardInterrupt):
-                while True:
-                    table_session.run_requests(game.film.t, wait=0.2)
+                _linger(table_session, game, store, mat, console)
     return 0 if report.finished or moves is not None else 1
+
+
+def _linger(table_session: TableSession, game: DemoGame, store: MatchStore, mat: Path, console: EventSink) -> None:
+    """Run the live page's changes until Ctrl-C; whenever they change the match (an undo
+    that reopens it, a correction), write ``mat`` again so that it never says other than the store."""
+    written = store.export(game.match_id, "mat")
+    while True:
+        table_session.run_requests(game.film.t, wait=0.2)
+        now = store.export(game.match_id, "mat")
+        if now == written:
+            continue
+        mat.write_text(now, encoding="utf-8")
+        written = now
+        over = store.summary(game.match_id).status
+        text = f"{mat} written again: the match is {over}"
+        console(Notice("mat-rewritten", text, {"mat": str(mat), "status": over}))
 
 
 def _pacer(speed: float, session: TableSession | None) -> Callable[[float], None] | None:

@@ -462,6 +462,29 @@ def test_gammon_wins_the_match() -> None:
     assert c.state.phase is Phase.MATCH_OVER and c.state.winner == 1
 
 
+def test_undo_after_the_match_asks_before_it_reopens_it() -> None:
+    state = _last_checker((1, 3))
+    c = Controller(state)
+    c.on_reading(reading_of(after(state, "1/off"), 1), 1.0)
+    c.on_tick(1.0 + SETTLE)
+    assert c.state.phase is Phase.MATCH_OVER
+    asked = c.on_button("undo", 5.0)
+    assert kinds(asked) == ["refused"] and "undo reopen" in asked[0].text
+    assert c.state.phase is Phase.MATCH_OVER
+    # The second press reopens it: the last move is taken back.
+    again = c.on_button("undo", 6.0)
+    assert kinds(again) == ["undo"] and c.state.phase is Phase.MOVE and c.state.score == (1, 3)
+
+
+def test_undo_reopen_takes_a_finished_match_back_at_once() -> None:
+    state = _last_checker((1, 3))
+    c = Controller(state)
+    c.on_reading(reading_of(after(state, "1/off"), 1), 1.0)
+    c.on_tick(1.0 + SETTLE)
+    events = c.on_command("undo reopen", 5.0)
+    assert kinds(events) == ["undo"] and c.state.phase is Phase.MOVE
+
+
 def test_next_game_waits_for_the_board_to_be_set_up() -> None:
     state = _last_checker((0, 0))
     c = Controller(state)

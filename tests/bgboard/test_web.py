@@ -377,12 +377,25 @@ def test_demo_web_serves_the_page_from_the_command_line_until_stopped(tmp_path: 
         assert httpx.post(url + "api/correct", json={"play": "13/10"}, timeout=10).status_code == 401
         answer = httpx.post(url + "api/command", json={"command": "undo"}, headers={"Authorization": f"Bearer {token}"})
         assert answer.json()["accepted"] is True  # run by the demo's loop after the game
+        # The undo changed the match: the .mat file is written again to say what the store says.
+        mat = next(tmp_path.glob("*.mat"))
+        said = demo.stdout.readline()
+        assert "taken back" in said
+        rewritten = demo.stdout.readline()
+        assert f"{mat} written again: the match is in progress" in rewritten, rewritten
+        assert mat.read_text(encoding="utf-8") == _stored_mat(tmp_path)
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(20) == 0
     # The page stays up, and the last line still names the .mat file written.
     stays = [number for number, line in enumerate(lines) if "the live page stays at" in line]
     assert stays and stays[0] < len(lines) - 1 and lines[-1].startswith("match written to ")
     assert list(tmp_path.glob("*.mat"))
+
+
+def _stored_mat(folder: Path) -> str:
+    """The .mat text of the one match stored in ``folder``'s store."""
+    with MatchStore(next(folder.glob("*.sqlite3"))) as store:
+        return store.export(store.matches()[-1].id, "mat")
 
 
 def test_the_pages_files_and_answers_are_gzipped_for_whoever_accepts_it(tmp_path: Path) -> None:

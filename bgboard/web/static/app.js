@@ -322,8 +322,8 @@
   document.querySelectorAll("[data-command]").forEach((button) => {
     button.addEventListener("click", () => send("/api/command", { command: button.dataset.command }));
   });
-  // Undo asks once: the first tap arms it ("Undo: sure?"), the second sends it; "Keep it" or
-  // five seconds disarm it.
+  // Undo asks once: the first tap arms it ("Undo: sure?", or "Reopen the match?" once it is
+  // over), the second sends it; "Keep it" or five seconds disarm it.
   const undo = $("undo");
   let undoTimer = 0;
   function disarmUndo() {
@@ -333,14 +333,16 @@
     undo.classList.remove("armed");
     $("undo-no").hidden = true;
   }
+  const matchOver = () => current !== null && current.phase === "match over";
   undo.addEventListener("click", () => {
     if (undo.dataset.armed === "yes") {
       disarmUndo();
-      send("/api/command", { command: "undo" });
+      // Asked once here already: a finished match is reopened without asking again.
+      send("/api/command", { command: matchOver() ? "undo reopen" : "undo" });
       return;
     }
     undo.dataset.armed = "yes";
-    undo.textContent = "Undo: sure?";
+    undo.textContent = matchOver() ? "Reopen the match?" : "Undo: sure?";
     undo.classList.add("armed");
     $("undo-no").hidden = false;
     undoTimer = setTimeout(disarmUndo, 5000);
