@@ -120,6 +120,8 @@ class Publisher:
         self._linger = 0.0
         self._thread: threading.Thread | None = None
         self._client: Any = None
+        #: Why the broker refused this table's login (its reason code), while it does.
+        self.refused: str | None = None
         #: Actions the broker acknowledged during this run.
         self.acked = 0
         #: Connections made to the broker during this run.
@@ -217,8 +219,11 @@ class Publisher:
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            log.warning("%s refused table %s: %s", self.url, self.table, reason)
+            # Said once through the table's link news, with the reason; not logged on every retry.
+            self.refused = str(reason)
+            self._tell_link(False)
             return
+        self.refused = None
         with self._lock:
             self._generation += 1
             self._connected = True
@@ -435,7 +440,7 @@ class Publishing:
         store = session.store
 
         def link(up: bool) -> None:
-            session.say_later(_link_event(up))
+            session.say_later(_link_event(up, publisher.table, publisher.refused))
 
         publisher = Publisher(
             self.url,
@@ -469,10 +474,17 @@ class Publishing:
         session.stack.callback(stop)
 
 
-def _link_event(up: bool) -> Event:
-    """What the table says when the hall's broker is reached, or lost."""
+def _link_event(up: bool, table: str, refused: str | None = None) -> Event:
+    """What the table says when the hall's broker is reached, lost, or refuses the table."""
     if up:
         return Event("hall-connected", "publishing: connected to the hall's broker")
+    if refused is not None:
+        return Event(
+            "hall-lost",
+            f"publishing: the hall's broker refused table {table}: {refused} (check the user and password"
+            " in --publish against the hall's ACL); the actions wait in the store (the match goes on)",
+            {"refused": refused},
+        )
     return Event(
         "hall-lost",
         "publishing: the hall's broker cannot be reached; the actions wait in the store (the match goes on)",

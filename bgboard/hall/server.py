@@ -428,8 +428,11 @@ class Hall:
 
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
         if reason.is_failure:
-            self._refused = str(reason)
-            self._answered.set()
+            if not self._answered.is_set():
+                # At the start, :meth:`start` raises with the reason: one line, not two.
+                self._refused = str(reason)
+                self._answered.set()
+                return
             log.warning("the broker refused the hall: %s", reason)
             return
         # Subscribed again on every connection: a broker that restarted without its

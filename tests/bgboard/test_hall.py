@@ -306,7 +306,9 @@ def test_the_acl_file_gives_each_table_its_own_topics() -> None:
         acl_text(["t1", "a/b"])
 
 
-def test_a_board_may_publish_only_under_its_own_table_and_the_hall_only_reads(tmp_path: Path) -> None:
+def test_a_board_may_publish_only_under_its_own_table_and_the_hall_only_reads(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     secret = make_acl(["t1", "t2"], tmp_path / "acl")
     assert set(secret) == {"hall", "t1", "t2"}
     assert (tmp_path / "acl" / "passwords.txt").stat().st_mode & 0o777 == 0o600
@@ -317,8 +319,24 @@ def test_a_board_may_publish_only_under_its_own_table_and_the_hall_only_reads(tm
     broker.start()
     try:
         hall_url = BrokerUrl("127.0.0.1", broker.port, "hall", secret["hall"])
-        with pytest.raises(HallError, match="did not accept the hall"):
+        with pytest.raises(HallError, match="did not accept the hall: Not authorized"):
             Hall(BrokerUrl("127.0.0.1", broker.port, "hall", "wrong"), HallStore(":memory:"), client_id="x").start(2)
+        # The error says why; no log line says it first.
+        assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
+        # A board refused is told once, with the reason, and goes on (its actions wait).
+        store = MatchStore(tmp_path / "board.sqlite3")
+        links: list[bool] = []
+        match_id = store.start_match(["Ann", "Bob"], 3)
+        wrong = BrokerUrl("127.0.0.1", broker.port, "t1", "wrong")
+        refused = Publisher(wrong, "t1", store, match_id, on_link=links.append)
+        refused.start()
+        try:
+            wait_for(lambda: bool(links), 5, "the refusal")
+        finally:
+            refused.stop()
+            store.close()
+        assert links == [False] and refused.refused == "Not authorized"
+        assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
         hall_store = HallStore(tmp_path / "hall.sqlite3")
         with Hall(hall_url, hall_store) as hall:
             t1 = BrokerUrl("127.0.0.1", broker.port, "t1", secret["t1"])
