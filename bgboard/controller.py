@@ -498,11 +498,17 @@ class Controller:
             return []
         self._unclear = dice
         values = [d.value for d in dice]
+        fields: dict[str, Any] = {"dice": values, "confidence": min(d.confidence for d in dice)}
+        if self.state.phase in (Phase.OPENING, Phase.GAME_OVER) and {d.half for d in dice} == {"left", "right"}:
+            # Each die in its roller's half says whose it is: given as `dice` takes them at the
+            # opening (the bottom player's first), the players may accept them as read.
+            by_seat = {1 if d.half == "right" else 2: d.value for d in dice}
+            fields["dice"], fields["bottom_first"] = [by_seat[1], by_seat[2]], True
         return [
             Event(
                 "please-check",
                 "the dice are hard to read: type what they show at the console, e.g. dice 64",
-                {"dice": values, "confidence": min(d.confidence for d in dice)},
+                fields,
                 verdict="check",
             )
         ]

@@ -237,7 +237,10 @@ def check_words(check: dict[str, Any], state: MatchState, names: Sequence[str], 
             tap = f"tap {bottom}'s die, then {top}'s"
         else:
             tap = "tap the two faces they show"
-        done = ", or Done if that is right" if len(read) == 2 and not opening else ""
+        ordered = not opening or check.get("bottom_first") is True
+        if opening and ordered and len(read) == 2:
+            seen = f" (read as {names[bottom_player]} {read[0]}, {names[1 - bottom_player]} {read[1]})"
+        done = ", or Done if that is right" if len(read) == 2 and ordered else ""
         return {
             "question": f"The dice are hard to read{seen}: {tap}{done}.",
             "status": "please check the dice" + ("" if opening else f" ({who[:-2]}'s roll)" if who else ""),

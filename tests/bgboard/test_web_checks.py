@@ -12,6 +12,7 @@ import pytest
 from test_controller import ROLL_31, after, die, reading_of
 
 from bgboard.controller import Controller
+from bgboard.events import Event
 from bgboard.web.hub import WebHub
 from engine.dice import Dice
 from engine.match import MatchState, Move, OpeningRoll, Phase, Roll
@@ -127,7 +128,49 @@ def test_the_page_echoes_a_typed_correction_as_recorded(browser: Any) -> None:
         table.close()
 
 
+def _unclear_opening(controller: Controller) -> list[Event]:
+    """At the opening roll, Bob's 5 (in his right-hand half, seat 1) and Ann's 2 (in hers) read
+    too doubtfully to record."""
+    dice = (die(5, "right", y=250, confidence=0.4), die(2, "left", y=350, confidence=0.4))
+    return controller.on_reading(reading_of(Position.STARTING, 1, dice=dice), 1.0)
+
+
+def test_an_opening_dice_check_gives_the_dice_as_read_bottom_player_first() -> None:
+    controller = Controller(MatchState.new_match(5), names=("Ann", "Bob"))
+    hub = WebHub(("Ann", "Bob"))
+    hub.follow_controller(controller)
+    for event in _unclear_opening(controller):
+        hub(event)
+    check = hub.state()["check"]
+    assert check["kind"] == "dice" and check["dice"] == [5, 2] and check["bottom_first"] is True
+    assert "read as Bob 5, Ann 2" in check["question"] and "Done" in check["question"]
+    # Accepted as read: the command the page's Done sends.
+    said = controller.on_command("dice 52", 2.0)
+    assert [e.kind for e in said] == ["opening-roll"]
+    assert controller.state.on_roll == 1 and controller.state.dice == Dice(5, 2)
+
+
 # -- in Chromium ----------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("browser")
+def test_the_opening_dice_check_accepts_the_dice_as_read(browser: Any) -> None:
+    table = Table(MatchState.new_match(5))
+    try:
+        page = _open(browser, table)
+        with table.lock:
+            table.tell(_unclear_opening(table.controller))
+        page.wait_for_selector("#check[data-kind='dice']:not([hidden])")
+        done = page.locator("#check #check-done")
+        assert done.is_enabled() and page.locator("#check-note").inner_text() == "read as 5-2"
+        done.click()
+        page.wait_for_selector(".answer--ok")
+        state = table.controller.state
+        assert state.phase is Phase.MOVE and state.on_roll == 1 and state.dice == Dice(5, 2)
+        page.close()
+    finally:
+        table.close()
 
 
 @pytest.mark.slow

@@ -163,15 +163,16 @@
       button.addEventListener("click", () => send("/api/correct", { play: c.play }));
       return button;
     }));
-    // Done: the best guess of a board; the dice as read (not at the opening, where whose die is
-    // whose is not known); nothing to accept for a re-roll.
+    // Done: the best guess of a board; the dice as read (at the opening only when each die lay
+    // in its roller's half, given bottom player's first); nothing to accept for a re-roll.
     const done = $("check-done");
     const read = ((asked && asked.dice) || []).filter((v) => v >= 1 && v <= 6);
     const opening = ["opening roll", "game over"].includes(state.phase);
+    const ordered = !opening || (asked && asked.bottom_first === true);
     done.hidden = kind === "reroll";
-    done.disabled = kind === "dice" ? read.length !== 2 || opening : kind === "board" ? !asked.best : false;
-    done.dataset.dice = kind === "dice" && read.length === 2 ? read.join("") : "";
-    $("check-note").textContent = kind === "board" && asked.best ? `best guess: ${asked.best}` : kind === "dice" && read.length === 2 && !opening ? `read as ${read.join("-")}` : "";
+    done.disabled = kind === "dice" ? read.length !== 2 || !ordered : kind === "board" ? !asked.best : false;
+    done.dataset.dice = kind === "dice" && read.length === 2 && ordered ? read.join("") : "";
+    $("check-note").textContent = kind === "board" && asked.best ? `best guess: ${asked.best}` : kind === "dice" && read.length === 2 && ordered ? `read as ${read.join("-")}` : "";
   }
 
   // Sound and vibration when an illegal move is shown, if this device asked for them.
