@@ -216,7 +216,8 @@ def _step(
 ) -> dict[str, Any] | None:
     """One step of the replay: the action in words, the board after it (the move drawn as
     arrows, as the live page draws the last move) and the board before it (the decision: the
-    dice, and for an error the play made and gnubg's best as arrows), seen from the table's
+    dice, the play made and, for an error or any analysed play not gnubg's first, gnubg's best
+    as arrows), seen from the table's
     bottom seat, with gnubg's figures for the decision (its alternatives and cube equities,
     :func:`bgboard.analyse.decisions_by_action`) when an analysis has them. ``None`` when a
     stored ID does not read."""
@@ -238,11 +239,20 @@ def _step(
             "arrows": arrows(row.action.play, seat),
         }
         state["last_move"] = made
+        alternatives = (decision or {}).get("alternatives") or []
         if error is not None:
             earlier["last_move"] = made
             best = _play_arrows(before, str(error.get("best") or ""), seat)
             if best is not None:
                 earlier["hint"] = {"play": str(error.get("best")), "arrows": best}
+        elif alternatives:
+            # Any analysed play opens on its decision too: the play made, and gnubg's best
+            # beside it where they differ (an unmarked play may still not be the best).
+            earlier["last_move"] = made
+            text = str(alternatives[0].get("play") or "")
+            best = _play_arrows(before, text, seat)
+            if best is not None and best != made["arrows"]:
+                earlier["hint"] = {"play": text, "arrows": best}
     return {
         "game": row.game,
         "seq": row.seq,

@@ -110,6 +110,21 @@ DECISIONS = [
             "chances": _chances(0.47, 0.128),
         },
     },
+    {
+        "game": 1,
+        "move": 2,
+        "player": 0,
+        "kind": "move",
+        "dice": [5, 2],
+        "play": "13/8 13/11",
+        "equity_lost": 0.021,
+        "label": "",
+        "alternatives": [
+            _alternative(1, "8/3 6/4", 0.05, 0.0, 0.52, 0.14),
+            _alternative(2, "13/8 13/11", 0.029, -0.021, 0.51, 0.13, made=True),
+        ],
+        "cube": None,
+    },
 ]
 
 
@@ -349,6 +364,21 @@ def test_a_decision_shows_gnubgs_alternatives_with_the_play_made_highlighted(
         ["Double, pass", "+1.000", "+1.078"],
     ]
     assert page.locator("#alternatives tbody tr").count() == 1
+    # Not an error, yet analysed: it opens on the decision with the play made as arrows; gnubg's
+    # best is the same play here, so no second set is drawn over it.
+    page.wait_for_function("() => document.querySelector('#board svg').dataset.view === 'before'")
+    assert page.locator("#board svg .bg-arrow--last").count() > 0
+    assert page.locator("#board svg .bg-arrow--hint").count() == 0
+    # Unmarked but not gnubg's first choice (Ann's 52): both plays as arrows, as for an error.
+    page.locator("#steps li").nth(5).click()
+    page.wait_for_function("() => document.querySelector('#board svg').dataset.step === '5'")
+    assert page.locator("#board svg").get_attribute("data-view") == "before"
+    hint = page.locator("#board svg .bg-arrow--hint").evaluate_all("as => as.map(a => [a.dataset.from, a.dataset.to])")
+    # Ann sits at the bottom in this match (seat 1).
+    assert sorted((str(a), str(b)) for a, b in hint) == sorted(
+        (str(a["from"]), str(a["to"])) for a in arrows(Play.parse("8/3 6/4"), 1)
+    )
+    assert page.locator("#board svg .bg-arrow--last").count() > 0
     # A step gnubg did not analyse (a roll) shows no figures.
     page.locator("#steps li").nth(2).click()
     page.wait_for_function("() => document.querySelector('#board svg').dataset.step === '2'")
