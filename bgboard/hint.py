@@ -82,6 +82,16 @@ def cube_lines(advice: CubeAdvice) -> list[str]:
 def run_hint(args: argparse.Namespace, out: TextIO) -> int:
     """Run ``bgboard hint`` with parsed arguments; see the module docstring."""
     state = state_from_args(args.gnubgid, args.xgid)
+    off = [
+        side
+        for side, checkers in (("on roll", state.position.mover), ("not on roll", state.position.opponent))
+        if sum(checkers) == 0
+    ]
+    if off:
+        # A finished game has no play to hint: "dance" would say the checkers are stuck.
+        raise HintRequestError(
+            f"the game in {state.gnubg_id()!r} is over: the player {off[0]} has borne off every checker"
+        )
     dice = Dice.parse(args.dice) if args.dice else state.dice
     with gnubg_hints(timeout=args.timeout) as hints:
         if dice is not None:

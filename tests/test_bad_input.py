@@ -95,6 +95,7 @@ ROWS = [
     (["hall"], "bgboard hall: error: --broker mqtt://HOST:PORT is needed", 2),
     (["analyse", "{long_match}"], "GNU Backgammon analyses matches up to 64 points; this one is 99", 1),
     (["hall", "--make-acl", "t1", "--acl-dir", "{a_file}"], "is a file: name a folder for the broker's files", 2),
+    (["hint", "AAAAAgAAAAAAAA", "--dice", "31"], "is over: the player not on roll has borne off every checker", 1),
     (["vision", "dice", "/dev/zero"], "cannot read /dev/zero: not a regular file", 1),
     (["vision", "dice", "{cut_jpg}"], "is cut short: a JPEG without its end marker", 1),
     (["vision", "dice", "{cut_png}"], "is cut short: a PNG without its end (IEND)", 1),
