@@ -59,6 +59,10 @@ log = logging.getLogger(__name__)
 WINDOW: Final = 200
 #: Seconds between looks at the outbox when nothing wakes the publisher.
 POLL: Final = 0.5
+#: Seconds a stopping table waits for the hall's confirmation once the broker holds everything:
+#: a hall that is up confirms within a fraction of a second; none in this time and the hall is
+#: not there now (what it has not confirmed waits in the outbox for the table's next run).
+CONFIRM_GRACE: Final = 2.0
 
 
 def _dumps(message: dict[str, Any]) -> bytes:
@@ -111,6 +115,8 @@ class Publisher:
         # or a "please check" waiting.
         self._said: dict[str, Any] = {"last_move": None, "illegal": None, "check": None}
         self.tournament = False
+        #: The table's live page (``http://HOST:PORT/``), named in the state when it has one.
+        self.page_url: str | None = None
         self._acks: queue.SimpleQueue[tuple[int, int]] = queue.SimpleQueue()
         self._resends: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._confirms: queue.SimpleQueue[int] = queue.SimpleQueue()
@@ -122,6 +128,8 @@ class Publisher:
         self._client: Any = None
         #: Why the broker refused this table's login (its reason code), while it does.
         self.refused: str | None = None
+        #: Set at stop when the broker held everything but no hall confirmed it (none running).
+        self.hall_silent = False
         #: Actions the broker acknowledged during this run.
         self.acked = 0
         #: Connections made to the broker during this run.
@@ -310,6 +318,8 @@ class Publisher:
         last_state: dict[str, Any] | None = None
         last_fill = 0.0
         deadline: float | None = None
+        # While stopping: when the broker or the hall last took something.
+        progress = 0.0
         while True:
             self._wake.wait(POLL)
             self._wake.clear()
@@ -337,6 +347,7 @@ class Publisher:
                     break
             if confirmed:
                 outbox.confirm(confirmed)
+                progress = time.monotonic()
             now = time.monotonic()
             if dirty or now - last_fill > 1.0:
                 outbox.fill()
@@ -353,6 +364,7 @@ class Publisher:
             if acked:
                 outbox.acked(acked)
                 self.acked += len(acked)
+                progress = time.monotonic()
             client = self._client
             if connected and client is not None:
                 # The state is read again only when something changed: an action, an event, a
@@ -369,18 +381,22 @@ class Publisher:
                         inflight[info.mid] = message["seq"]
                         sent_upto = message["seq"]
             if self._stop.is_set():
+                now = time.monotonic()
                 if deadline is None:
-                    deadline = time.monotonic() + self._linger
+                    deadline, progress = now + self._linger, now
                     # Everything stored before the stop counts (and is sent while lingering).
                     outbox.fill()
                 total, acked_all = outbox.counts()
                 # Done when the hall holds everything, not only the broker (a confirmation
                 # arriving wakes the loop); a broker never reached is not waited for, a broker
-                # lost for a moment is (paho reconnects), up to the linger.
+                # lost for a moment is (paho reconnects), up to the linger; a hall that does not
+                # confirm what the broker holds is not there, and is not waited for either.
                 with self._lock:
                     # Read now, not at the top of the loop: the broker may have answered since.
                     ever = self.connections > 0
-                if not ever or outbox.confirmed() >= total or time.monotonic() >= deadline:
+                unheard = acked_all >= total and not inflight and now - progress >= CONFIRM_GRACE
+                if not ever or outbox.confirmed() >= total or now >= deadline or unheard:
+                    self.hall_silent = ever and unheard and now < deadline and outbox.confirmed() < total
                     return
                 if connected and not inflight and acked_all < total:
                     self._wake.set()
@@ -389,6 +405,7 @@ class Publisher:
         """The retained state message (without its time)."""
         summary = outbox.store.summary(match_id)
         seq = outbox.counts()[0]
+        options = summary.options
         return {
             "v": 1,
             "table": self.table,
@@ -402,6 +419,17 @@ class Publisher:
             "seq": seq,
             **said,
             "tournament": self.tournament,
+            # What the hall needs to write this match's .mat and .sgf as the store would (the
+            # actions alone do not say the rules, the header tags or when it began).
+            "options": {
+                "crawford": options.crawford,
+                "jacoby": options.jacoby,
+                "beaver": options.beaver,
+                "max_cube": options.max_cube,
+            },
+            "tags": dict(summary.tags),
+            "started": format_time(summary.started),
+            "page": self.page_url,
         }
 
 
@@ -454,6 +482,8 @@ class Publishing:
         session.table.sinks.add(publisher)
 
         def start() -> None:
+            # The live page is attached after the publisher, so its address is known only now.
+            publisher.page_url = session.page_url
             text = f"publishing as table {publisher.table} to {publisher.url}"
             session.table.say(Event("publishing", text), session.now())
             publisher.start()
@@ -495,7 +525,12 @@ def _published(publisher: Publisher, store: MatchStore) -> Notice:
     """What was published: all acknowledged, or how many wait in the outbox."""
     total, acked = Outbox(store, publisher.table).counts()
     where = f"{publisher.url} as table {publisher.table}"
-    if acked == total:
+    if acked == total and publisher.hall_silent:
+        text = (
+            f"published {counted(total, 'action')} to {where}; the broker has them all, but no hall confirmed"
+            " them (is bgboard hall running?): they are sent again when the table next starts"
+        )
+    elif acked == total:
         text = f"published {counted(total, 'action')} to {where}; the broker has them all"
     else:
         text = f"published to {where}: the broker has {acked} of {counted(total, 'action')}; the rest wait in the store"

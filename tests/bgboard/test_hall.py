@@ -28,7 +28,7 @@ from bgboard.cli import main
 from bgboard.events import Event
 from bgboard.hall.acl import acl_text, make_acl
 from bgboard.hall.outbox import Outbox
-from bgboard.hall.publish import Publisher
+from bgboard.hall.publish import Publisher, _published
 from bgboard.hall.server import Hall, HallError, HallStore, send_tournament
 from bgboard.hall.topics import CONTROL_TOPIC, BrokerUrl, PublishError, check_table_name, new_client, table_topic
 from bgboard.sim.scripted import ScriptedTable
@@ -224,6 +224,28 @@ def test_a_table_offline_referees_without_waiting_and_catches_up_in_order(tmp_pa
         publisher.stop()
         store.close()
         broker.stop()
+
+
+def test_a_table_stopping_with_no_hall_does_not_wait_out_its_linger(tmp_path: Path, broker: Broker) -> None:
+    """The broker is up, no hall listens: once the broker holds everything and nobody confirms
+    it, the table stops (the linger is for a hall that is there) and says so; its actions stay
+    unconfirmed in the outbox for its next run."""
+    store = MatchStore(tmp_path / "board.sqlite3")
+    table = ScriptedTable(corpus(1)[0], store, games=1)
+    publisher = Publisher(BrokerUrl.parse(broker.url), "t1", store, table.match_id)
+    table.sinks.add(publisher)
+    publisher.start()
+    try:
+        table.play()
+        wait_for(lambda: publisher.connected, 10, "the broker")
+        publisher.stop(linger=3 * Publisher.LINGER)  # ended by the hall's silence, not the linger
+        total, acked = Outbox(store, "t1").counts()
+        assert total > 20 and acked == total and Outbox(store, "t1").confirmed() == 0
+        assert publisher.hall_silent
+        assert "no hall confirmed them" in _published(publisher, store).text
+    finally:
+        publisher.stop()
+        store.close()
 
 
 def test_the_hall_program_serves_the_tables_and_the_page(tmp_path: Path, broker: Broker) -> None:
