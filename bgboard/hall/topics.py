@@ -17,7 +17,10 @@ sequence numbers at 1 again, and the hall keeps the actions by (table, store, se
     the table now: ``v``, ``table``, ``store``, ``match``, ``players``, ``length``, ``score``,
     ``gnubgid``, ``finished``, ``seq`` (the last sequence number given out), ``last_move``,
     ``illegal`` (what the referee says about an illegal move waiting to be put right, or
-    null), ``check`` (a "please check" waiting, or null), ``tournament``, ``time``.
+    null), ``check`` (a "please check" waiting, or null), ``tournament``, ``options`` (the
+    match's rules: ``crawford``, ``jacoby``, ``beaver``, ``max_cube``), ``tags`` (its header
+    tags), ``started`` (UTC), ``page`` (the table's live page, ``http://HOST:PORT/``, or null),
+    ``time``.
 ``bgboard/v1/tables/NAME/online`` (QoS 1, retained)
     ``{"v": 1, "online": true}`` while connected; the broker publishes ``false`` (the
     client's will) when the board vanishes.
