@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
-"""Live page figures: from the controller's event to the page's SVG updated, in Chromium.
+"""Live page figures: from the controller's event to the page's SVG updated, in Chromium, and
+to plain event-stream clients.
 
 Run from the project root::
 
-    .venv/bin/python bench/web.py [--pages 1 20] [--gap 0.1] [--json]
+    .venv/bin/python bench/web.py [--pages 1 20] [--sse 100] [--gap 0.1] [--json]
     .venv/bin/python bench/web.py --screenshot docs/web.png
 
 The demo's real game (``bgboard/data/demo-match.mat``) is told to a
@@ -29,6 +30,25 @@ same actions, and for each that changes the position evaluated, the time from th
 to the hub to ``GET /api/chances`` serving gnubg's chances for the new position (asked every
 5 ms), with the evaluation's own time in gnubg.
 
+``--sse`` (100 by default, after the pages' runs; ``--pages 0`` or ``--sse 0`` leaves either out)
+measures the server alone, without a browser: that many plain event-stream clients are connected
+at once to the page's ``GET /api/events`` and the same actions are told to the controller, each
+``--gap`` seconds after the last. The clients run in a process of their own (so that the
+server, in this process, has the other core and the GIL to itself): one asyncio loop, one raw
+socket per client (an :class:`asyncio.Protocol` sending ``GET /api/events`` with ``Connection:
+close``), whose only work while measuring is to note the wall clock and the bytes of every
+``recv``; the chunked body is decoded and the messages read after the run. For every action:
+
+- sent: the wall clock just before its events are handed to the hub (as above);
+- received, per client: the wall clock of the ``recv`` that completed the last of the action's
+  messages: each event's (``id:`` its hub number) and each new state (``event: state``, whose
+  ``seq`` is the hub's number of the event it follows).
+
+Figures over all (action, client) pairs: median, 95th percentile and maximum; how many clients
+got every message (every event numbered from the first action's to the last's, and every state
+any client got); and the table's thread's time handing the events over (as above: with 100
+streams, one ``call_soon_threadsafe`` per stream and message).
+
 ``--screenshot PATH`` plays the demo's game at a rendered table (as ``bgboard demo --web``
 does) up to its illegal move and saves a phone-sized picture of the page (the README's).
 """
@@ -36,17 +56,20 @@ does) up to its illegal move and saves a phone-sized picture of the page (the RE
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
-import shutil
+import multiprocessing
 import statistics
 import sys
 import threading
 import time
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench import helpers
 from bgboard.controller import Controller
 from bgboard.events import Event
 from bgboard.sim.simulation import DemoGame, demo_record
@@ -66,10 +89,7 @@ window.bgUpdated = (seq) => {
 
 
 def chromium() -> str:
-    path = shutil.which("chromium") or "/usr/bin/chromium"
-    if not Path(path).exists():
-        sys.exit("bench/web.py: no Chromium: install Debian's chromium (scripts/setup.sh --test)")
-    return path
+    return helpers.chromium("bench/web.py")
 
 
 def actions_as_typed(controller: Controller) -> list[tuple[str, Any]]:
@@ -172,11 +192,6 @@ def measure(pages: int, gap: float) -> dict[str, Any]:
             dom.append(times[0][0] - start)
             frame.append(times[0][1] - start)
 
-    def figures(values: list[float]) -> dict[str, float]:
-        ordered = sorted(values)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        return {"median_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1)}
-
     return {
         "pages": pages,
         "updates": len(sent),
@@ -275,17 +290,173 @@ def measure_overlay(gap: float) -> dict[str, Any]:
     finally:
         live.close()
 
-    def figures(values: list[float]) -> dict[str, float]:
-        ordered = sorted(values)
-        p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-        return {"median_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1)}
-
     return {"positions": len(served), "late": late, "chances_served": figures(served), "gnubg_eval": figures(gnubg)}
+
+
+def figures(values: list[float], *, most: bool = False) -> dict[str, float]:
+    """Median and 95th percentile (and the maximum if ``most``) of ``values``, rounded."""
+    if not values:
+        return {"median_ms": float("nan"), "p95_ms": float("nan"), **({"max_ms": float("nan")} if most else {})}
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    out = {"median_ms": round(statistics.median(ordered), 1), "p95_ms": round(p95, 1)}
+    if most:
+        out["max_ms"] = round(ordered[-1], 1)
+    return out
+
+
+class EventStream(asyncio.Protocol):
+    """One plain client of ``GET /api/events``: while measuring it only keeps each ``recv``'s
+    wall clock and bytes (:meth:`messages` reads them afterwards)."""
+
+    def __init__(self, request: bytes) -> None:
+        self.request = request
+        self.got: list[tuple[float, bytes]] = []
+        self.transport: asyncio.Transport | None = None
+        self.first = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        transport.write(self.request)
+
+    def data_received(self, data: bytes) -> None:
+        self.got.append((time.time() * 1000, data))
+        if not self.first.done():
+            self.first.set_result(None)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.first.done():
+            self.first.set_result(None)
+
+    def messages(self) -> list[tuple[str, int, float]]:
+        """``(kind, number, wall clock ms)`` of each message received: ``("event", id)`` or
+        ``("state", seq)``, at the ``recv`` that completed it."""
+        out: list[tuple[str, int, float]] = []
+        for at, message in helpers.sse_messages(self.got):
+            lines = message.decode().split("\n")
+            fields = dict(line.split(": ", 1) for line in lines if ": " in line and not line.startswith(":"))
+            if "id" in fields:
+                out.append(("event", int(fields["id"]), at))
+            elif fields.get("event") == "state":
+                out.append(("state", int(json.loads(fields["data"])["seq"]), at))
+        return out
+
+
+async def _clients(port: int, count: int, pipe: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    request = (
+        f"GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\nConnection: close\r\n\r\n"
+    ).encode()
+    streams: list[EventStream] = []
+    for _ in range(count):
+        _, stream = await loop.create_connection(lambda: EventStream(request), "127.0.0.1", port)
+        streams.append(stream)
+    await asyncio.wait_for(asyncio.gather(*(stream.first for stream in streams)), 30)
+    pipe.send("ready")
+    stop = loop.create_future()
+    loop.add_reader(pipe.fileno(), lambda: stop.done() or stop.set_result(None))
+    await stop
+    loop.remove_reader(pipe.fileno())
+    pipe.recv()
+    for stream in streams:
+        if stream.transport is not None:
+            stream.transport.close()
+    pipe.send([stream.messages() for stream in streams])
+
+
+def event_stream_clients(port: int, count: int, pipe: Connection) -> None:
+    """The clients' process: ``count`` streams, "ready" once each has its first bytes, their
+    messages (:meth:`EventStream.messages`) when told to stop."""
+    asyncio.run(_clients(port, count, pipe))
+
+
+def measure_sse(clients: int, gap: float) -> dict[str, Any]:
+    record = demo_record()
+    names = (record.players[0], record.players[1])
+    controller = Controller(record.initial_state(0), names=names)
+    live = LiveWeb.start(Bind("127.0.0.1", 0), names)
+    live.hub.follow_controller(controller)
+    # Spawned, not forked: this process has the server's threads.
+    context = multiprocessing.get_context("spawn")
+    ours, theirs = context.Pipe()
+    process = context.Process(target=event_stream_clients, args=(live.server.port, clients, theirs), daemon=True)
+    #: Each action: the wall clock before its events were handed over (ms), and the hub's
+    #: numbers of its events (first, last).
+    actions: list[tuple[float, int, int]] = []
+    handing: list[float] = []
+    try:
+        process.start()
+        if not ours.poll(60) or ours.recv() != "ready":
+            sys.exit("bench/web.py: the event-stream clients did not connect")
+        deadline = time.monotonic() + 10
+        while live.hub.pages < clients and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        t = 0.0
+        seq = live.hub.state()["seq"]
+        for what, how in actions_as_typed(controller):
+            t += 1.0
+            events = tell(controller, what, how, t)
+            start = time.time() * 1000
+            began = time.perf_counter()
+            for event in events:
+                live.hub(event.at(t))
+            handing.append(1000 * (time.perf_counter() - began))
+            if events:
+                actions.append((start, seq + 1, seq + len(events)))
+                seq += len(events)
+            time.sleep(gap)
+        time.sleep(0.5)
+        ours.send("stop")
+        if not ours.poll(60):
+            sys.exit("bench/web.py: the event-stream clients did not answer")
+        received: list[list[tuple[str, int, float]]] = ours.recv()
+        process.join(10)
+    finally:
+        if process.is_alive():
+            process.terminate()
+        live.close()
+    if not actions:
+        sys.exit("bench/web.py: the demo's game told the hub nothing")
+    first_seq, last = actions[0][1], actions[-1][2]
+    # The states the actions caused (not the one each client is sent first).
+    states = {n for got in received for kind, n, _ in got if kind == "state" and first_seq <= n <= last}
+    latency: list[float] = []
+    complete = 0
+    for got in received:
+        events = {n: at for kind, n, at in got if kind == "event"}
+        state_at: dict[int, float] = {}
+        for kind, n, at in got:
+            if kind == "state":
+                state_at.setdefault(n, at)
+        if all(n in events for n in range(first_seq, last + 1)) and states <= state_at.keys():
+            complete += 1
+        for start, first, final in actions:
+            times = [events[n] for n in range(first, final + 1) if n in events]
+            times += [state_at[n] for n in range(first, final + 1) if n in state_at]
+            if times:
+                latency.append(max(times) - start)
+    return {
+        "clients": clients,
+        "actions": len(actions),
+        "events": last - first_seq + 1,
+        "states": len(states),
+        "measured": len(latency),
+        "complete_clients": complete,
+        "received": figures(latency, most=True),
+        "table_thread": figures(handing, most=True),
+    }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pages", type=int, nargs="+", default=[1, 20], help="pages open at once, per run")
+    parser.add_argument(
+        "--pages", type=int, nargs="+", default=[1, 20], help="pages open at once in Chromium, per run (0: none)"
+    )
+    parser.add_argument(
+        "--sse", type=int, nargs="+", default=[100], help="plain event-stream clients at once, per run (0: none)"
+    )
     parser.add_argument("--gap", type=float, default=0.1, help="seconds between actions (default 0.1)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--screenshot", type=Path, help="save a picture of the page during the demo instead")
@@ -306,11 +477,23 @@ def main() -> None:
     if args.screenshot is not None:
         screenshot(args.screenshot)
         return
-    results = [measure(n, args.gap) for n in args.pages]
+    results = [{"run": "chromium", **measure(n, args.gap)} for n in args.pages if n > 0]
+    results += [{"run": "sse", **measure_sse(n, args.gap)} for n in args.sse if n > 0]
     if args.json:
         print(json.dumps(results, indent=2))
         return
     for r in results:
+        if r["run"] == "sse":
+            got, thread = r["received"], r["table_thread"]
+            print(
+                f"{r['clients']} event streams (no browser): {r['actions']} actions ({r['events']} events,"
+                f" {r['states']} states), event -> all of the action's messages received: median"
+                f" {got['median_ms']} ms, p95 {got['p95_ms']} ms, max {got['max_ms']} ms over {r['measured']}"
+                f" (action, client) pairs; {r['complete_clients']} of {r['clients']} clients got every message;"
+                f" the table's thread spent median {thread['median_ms']} ms, p95 {thread['p95_ms']} ms,"
+                f" max {thread['max_ms']} ms handing an action's events to the streams"
+            )
+            continue
         svg, frame = r["svg_updated"], r["next_frame"]
         print(
             f"{r['pages']:>2} page{'s' if r['pages'] != 1 else ' '}: {r['updates']} updates, "
