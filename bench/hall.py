@@ -111,7 +111,14 @@ def pct(values: list[float], q: float) -> float:
 class Run:
     """One run: tables publishing, the hall keeping, the API polled."""
 
-    def __init__(self, folder: Path, broker_url: str, records: list[MatchRecord], api: str, hall_times: dict) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        broker_url: str,
+        records: list[MatchRecord],
+        api: str,
+        hall_times: dict[tuple[str, int], float],
+    ) -> None:
         self.folder = folder
         self.url = BrokerUrl.parse(broker_url)
         self.records = records
@@ -344,8 +351,8 @@ def hall_events(port: int, pipe: Connection) -> None:
     sock.sendall(request.encode())
     received: list[tuple[float, bytes]] = []
     while True:
-        ready, _, _ = select.select([sock, pipe], [], [])
-        if pipe in ready:
+        ready, _, _ = select.select([sock.fileno(), pipe.fileno()], [], [])
+        if pipe.fileno() in ready:
             break
         data = sock.recv(1 << 16)
         if not data:
@@ -402,7 +409,11 @@ def page_run(records: list[MatchRecord], actions: int, pace: float, broker_modul
             page.add_init_script(OBSERVER)
             page.on("pageerror", lambda exc: print("page error:", exc, file=sys.stderr))
             page.goto(f"{base}/")
-            page.wait_for_function("document.getElementById('live').textContent === 'live'", timeout=30_000)
+            # Its events followed: the page says "live" at its first message (if it says so at all).
+            page.wait_for_function(
+                "() => { const live = document.getElementById('live'); return !live || live.textContent === 'live'; }",
+                timeout=30_000,
+            )
             reader.start()
             if not ours.poll(60) or ours.recv() != "ready":
                 sys.exit("bench/hall.py: GET /api/events did not answer")
@@ -513,7 +524,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bgboard-bench-hall-") as tmp, serving(Path(tmp), broker_module) as served:
         api = f"http://127.0.0.1:{served.port}/api/tables"
         run = Run(Path(tmp), served.broker_url, records, api, served.hall_times)
-        results = {
+        results: dict[str, Any] = {
             "throughput": run.play("fast", actions, 0.0, poll=False),
             "latency": run.play("paced", actions, pace, poll=True),
             "duplicates": served.hall.duplicates,

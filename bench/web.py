@@ -354,8 +354,13 @@ async def _clients(port: int, count: int, pipe: Connection) -> None:
         streams.append(stream)
     await asyncio.wait_for(asyncio.gather(*(stream.first for stream in streams)), 30)
     pipe.send("ready")
-    stop = loop.create_future()
-    loop.add_reader(pipe.fileno(), lambda: stop.done() or stop.set_result(None))
+    stop: asyncio.Future[None] = loop.create_future()
+
+    def told() -> None:
+        if not stop.done():
+            stop.set_result(None)
+
+    loop.add_reader(pipe.fileno(), told)
     await stop
     loop.remove_reader(pipe.fileno())
     pipe.recv()
@@ -425,15 +430,15 @@ def measure_sse(clients: int, gap: float) -> dict[str, Any]:
     latency: list[float] = []
     complete = 0
     for got in received:
-        events = {n: at for kind, n, at in got if kind == "event"}
+        event_at = {n: at for kind, n, at in got if kind == "event"}
         state_at: dict[int, float] = {}
         for kind, n, at in got:
             if kind == "state":
                 state_at.setdefault(n, at)
-        if all(n in events for n in range(first_seq, last + 1)) and states <= state_at.keys():
+        if all(n in event_at for n in range(first_seq, last + 1)) and states <= state_at.keys():
             complete += 1
         for start, first, final in actions:
-            times = [events[n] for n in range(first, final + 1) if n in events]
+            times = [event_at[n] for n in range(first, final + 1) if n in event_at]
             times += [state_at[n] for n in range(first, final + 1) if n in state_at]
             if times:
                 latency.append(max(times) - start)
