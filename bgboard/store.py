@@ -541,6 +541,18 @@ def _dice_of(text: str) -> tuple[int, int]:
     return int(text[0]), int(text[1])
 
 
+#: The stored kinds that are one action with no more than who took it (the store's rows and the
+#: hall's action messages spell them so).
+CUBE_AND_RESIGN_ACTIONS: Final[dict[str, type[Double | Take | Drop | Beaver | AcceptResign | RejectResign]]] = {
+    "double": Double,
+    "take": Take,
+    "drop": Drop,
+    "beaver": Beaver,
+    "accept_resign": AcceptResign,
+    "reject_resign": RejectResign,
+}
+
+
 def _action_of_row(row: sqlite3.Row) -> Action:
     """The action a row stores; a move as the position it leaves (cheap to replay)."""
     kind, by = row["kind"], row["player"]
@@ -552,17 +564,9 @@ def _action_of_row(row: sqlite3.Row) -> Action:
         return Move(Position.from_id(row["position"]), by=by)
     if kind == "resign":
         return Resign(row["resign"], by=by)
-    simple: dict[str, type[Double | Take | Drop | Beaver | AcceptResign | RejectResign]] = {
-        "double": Double,
-        "take": Take,
-        "drop": Drop,
-        "beaver": Beaver,
-        "accept_resign": AcceptResign,
-        "reject_resign": RejectResign,
-    }
-    if kind not in simple:
+    if kind not in CUBE_AND_RESIGN_ACTIONS:
         raise ValueError(f"unknown action kind {kind!r}")
-    return simple[kind](by=by)
+    return CUBE_AND_RESIGN_ACTIONS[kind](by=by)
 
 
 def _canonical_move(row: sqlite3.Row) -> Move:

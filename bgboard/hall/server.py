@@ -81,7 +81,7 @@ from bgboard.hall.topics import (
     new_client,
     resend_topic,
 )
-from bgboard.store import FORMATS, MatchSummary, default_file_name, format_time, parse_time
+from bgboard.store import CUBE_AND_RESIGN_ACTIONS, FORMATS, MatchSummary, default_file_name, format_time, parse_time
 
 if TYPE_CHECKING:
     from bgboard.web.server import Bind
@@ -830,7 +830,7 @@ def _action_of(message: dict[str, Any], before: MatchState) -> tuple[Action, Act
     :raises BackgammonError: a play that is not one.
     """
     from engine.dice import Dice
-    from engine.match import AcceptResign, Beaver, Double, Drop, Move, OpeningRoll, RejectResign, Resign, Roll, Take
+    from engine.match import Move, OpeningRoll, Resign, Roll
     from engine.movegen import legal_plays
     from engine.play import Play
 
@@ -856,17 +856,9 @@ def _action_of(message: dict[str, Any], before: MatchState) -> tuple[Action, Act
     if kind == "resign":
         resign = Resign(message["resign"], by=by)
         return resign, resign
-    simple: dict[str, type[Double | Take | Drop | Beaver | AcceptResign | RejectResign]] = {
-        "double": Double,
-        "take": Take,
-        "drop": Drop,
-        "beaver": Beaver,
-        "accept_resign": AcceptResign,
-        "reject_resign": RejectResign,
-    }
-    if kind not in simple:
+    if kind not in CUBE_AND_RESIGN_ACTIONS:
         raise ValueError(f"unknown action kind {kind!r}")
-    action = simple[kind](by=by)
+    action = CUBE_AND_RESIGN_ACTIONS[kind](by=by)
     return action, action
 
 
