@@ -287,7 +287,10 @@ def _linger(table_session: TableSession, game: DemoGame, store: MatchStore, mat:
     that reopens it, a correction), write ``mat`` again so that it never says other than the store."""
     written = store.export(game.match_id, "mat")
     while True:
-        table_session.run_requests(game.film.t, wait=0.2)
+        said = table_session.run_requests(game.film.t, wait=0.2)
+        # The match is exported again only when a change recorded something or took it back.
+        if not any(event.action is not None or event.kind == "undo" for event in said):
+            continue
         now = store.export(game.match_id, "mat")
         if now == written:
             continue
